@@ -1,0 +1,40 @@
+/** An Express Router that serves the webdata v2 API, for `app.use("/", webdataRouter(...))`. */
+import { type Layer, Layer as L } from "effect"
+import express, { type ErrorRequestHandler, type Router } from "express"
+import { Engine, ServerConfig, makeWebHandler, type EngineServices, type EngineOptions } from "@webdata/core"
+import { type ExpressMiddlewareOptions, toExpressMiddleware } from "./toExpressMiddleware.js"
+
+export interface WebdataRouterOptions extends ExpressMiddlewareOptions {
+  /** Accepted API keys; none means open. */
+  readonly apiKeys?: ReadonlyArray<string>
+  /** Engine settings (URL guard, cache, fetch limits), used when `engine` is not given. */
+  readonly engineOptions?: EngineOptions
+  /** A ready engine layer, for apps that compose their own services. */
+  readonly engine?: Layer.Layer<EngineServices>
+}
+
+export interface WebdataRouter extends Router {
+  /** Releases the engine's resources (connections, caches). */
+  readonly dispose: () => Promise<void>
+}
+
+/** Errors of a body parser mounted in front of the router answer the API's envelope instead of Express's HTML. */
+const bodyParserErrors: ErrorRequestHandler = (error, _req, res, next) => {
+  const type = (error as { type?: unknown }).type
+  if (type === "entity.parse.failed")
+    return void res
+      .status(400)
+      .json({ success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" })
+  if (type === "entity.too.large")
+    return void res.status(413).json({ success: false, code: "PAYLOAD_TOO_LARGE", error: "Request body is too large" })
+  next(error)
+}
+
+export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter => {
+  const engine = options.engine ?? Engine.layer(options.engineOptions)
+  const { handler, dispose } = makeWebHandler(L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })))
+  const router = express.Router()
+  router.use(toExpressMiddleware(handler, options))
+  router.use(bodyParserErrors)
+  return Object.assign(router, { dispose })
+}

@@ -1,0 +1,101 @@
+/**
+ * Express ⇄ web `Request`/`Response`. Works with or without a body parser in front (an already-parsed body is sent
+ * on as JSON), under any mount path, streams the response and keeps every `Set-Cookie` header.
+ */
+import { Readable } from "node:stream"
+import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express"
+
+export type WebHandlerFunction = (request: Request) => Promise<Response>
+
+export interface ExpressMiddlewareOptions {
+  /** Largest request body read from the socket; larger bodies answer 413 without being buffered. Default 60 MiB. */
+  readonly maxBodyBytes?: number
+}
+
+const BODYLESS = new Set(["GET", "HEAD"])
+
+const tooLarge = (res: ExpressResponse) =>
+  res.status(413).json({ success: false, code: "PAYLOAD_TOO_LARGE", error: "Request body is too large" })
+
+/** Whether a body parser (express.json() and the like) turned the body into a value. */
+const hasParsedBody = (req: ExpressRequest): boolean =>
+  req.body !== undefined && !Buffer.isBuffer(req.body) && typeof req.body !== "string"
+
+/** The body as bytes: re-serialised when a parser already consumed the stream, else read with a cap. */
+const readBody = async (req: ExpressRequest, maxBytes: number): Promise<Buffer | "too-large" | undefined> => {
+  if (BODYLESS.has(req.method)) return undefined
+  const parsed: unknown = req.body
+  if (hasParsedBody(req)) return Buffer.from(JSON.stringify(parsed))
+  if (Buffer.isBuffer(parsed)) return parsed
+  if (typeof parsed === "string") return Buffer.from(parsed)
+  if (req.readableEnded) return undefined
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > maxBytes) return "too-large"
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+const toHeaders = (req: ExpressRequest, reserialised: boolean): Headers => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue
+    // The body may have been re-serialised: its length and encoding are no longer the client's.
+    if (reserialised && (name === "content-length" || name === "content-encoding" || name === "transfer-encoding"))
+      continue
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+    else headers.set(name, value)
+  }
+  if (reserialised) headers.set("content-type", "application/json")
+  // The mount path, so that absolute links the API builds (e.g. `next`) include it.
+  if (req.baseUrl !== "" && !headers.has("x-forwarded-prefix")) headers.set("x-forwarded-prefix", req.baseUrl)
+  return headers
+}
+
+const send = async (response: Response, res: ExpressResponse): Promise<void> => {
+  res.status(response.status)
+  for (const [name, value] of response.headers) if (name !== "set-cookie") res.setHeader(name, value)
+  const cookies = response.headers.getSetCookie()
+  if (cookies.length > 0) res.setHeader("set-cookie", cookies)
+  if (response.body === null) {
+    res.end()
+    return
+  }
+  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>)
+  await new Promise<void>((resolve, reject) => {
+    body.on("error", reject)
+    res.on("close", resolve)
+    body.pipe(res)
+  })
+}
+
+/** Wraps a web handler as Express middleware. Requests it answers with 404 for an unknown route still end here. */
+export const toExpressMiddleware = (
+  handler: WebHandlerFunction,
+  options: ExpressMiddlewareOptions = {},
+): RequestHandler => {
+  const maxBodyBytes = options.maxBodyBytes ?? 60 * 1024 * 1024
+  return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    const aborter = new AbortController()
+    res.on("close", () => {
+      if (!res.writableFinished) aborter.abort()
+    })
+    const run = async () => {
+      const reserialised = hasParsedBody(req)
+      const body = await readBody(req, maxBodyBytes)
+      if (body === "too-large") return void tooLarge(res)
+      const url = new URL(req.url, `${req.protocol}://${req.get("host") ?? "localhost"}`)
+      const request = new Request(url, {
+        method: req.method,
+        headers: toHeaders(req, reserialised),
+        ...(body !== undefined ? { body } : {}),
+        signal: aborter.signal,
+      })
+      await send(await handler(request), res)
+    }
+    run().catch(next)
+  }
+}

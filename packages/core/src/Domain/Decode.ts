@@ -1,0 +1,59 @@
+/**
+ * Strict decoding of request bodies into domain types, with failures shaped like Firecrawl's (zod) 400s: unknown keys
+ * are errors, and `details` is a list of `{ code, path, message }` issues that its clients print.
+ */
+import { Effect, ParseResult, Schema } from "effect"
+import { RequestError } from "../Errors.js"
+
+export interface ValidationIssue {
+  readonly code: "unrecognized_keys" | "invalid_type" | "custom"
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+  readonly keys?: ReadonlyArray<string>
+}
+
+const UNRECOGNIZED = "Unrecognized key in body -- please review the v2 API documentation for request body changes"
+
+const toIssue = (issue: ParseResult.ArrayFormatterIssue): ValidationIssue | undefined => {
+  switch (issue._tag) {
+    case "Unexpected": {
+      const key = issue.path[issue.path.length - 1]
+      return {
+        code: "unrecognized_keys",
+        keys: [String(key)],
+        path: issue.path.slice(0, -1),
+        message: `Unrecognized key: "${String(key)}"`,
+      }
+    }
+    case "Missing":
+      return { code: "invalid_type", path: issue.path, message: "Required" }
+    default:
+      // Optional fields report a second "Expected undefined" alternative for every bad value: noise for callers.
+      if (issue.message.startsWith("Expected undefined")) return undefined
+      // Messages written by our own filters (not Effect's "Expected …") are the equivalent of zod's refine issues.
+      return {
+        code: issue._tag === "Refinement" || !issue.message.startsWith("Expected ") ? "custom" : "invalid_type",
+        path: issue.path,
+        message: issue.message,
+      }
+  }
+}
+
+/** The 400 error of a failed decode, with Firecrawl's choice of top-level message. */
+export const validationError = (error: ParseResult.ParseError): RequestError => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => toIssue(issue) ?? [])
+  const message = issues.some((issue) => issue.code === "unrecognized_keys")
+    ? UNRECOGNIZED
+    : issues[0]?.code === "custom"
+      ? issues[0].message
+      : "Bad Request"
+  return new RequestError({ reason: "Validation", code: "BAD_REQUEST", message, details: issues })
+}
+
+/** Decodes an unknown value strictly (unknown keys are errors), failing with a Firecrawl-shaped 400. */
+export const decodeStrict =
+  <A, I>(schema: Schema.Schema<A, I, never>) =>
+  (input: unknown): Effect.Effect<A, RequestError> =>
+    Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input).pipe(
+      Effect.mapError(validationError),
+    )

@@ -1,0 +1,63 @@
+/** The scraped document, as Firecrawl's v2 API returns it. Only the fields of the requested formats are present. */
+import { Schema } from "effect"
+
+const StringOrStrings = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+export const DocumentMetadata = Schema.Struct(
+  {
+    title: Schema.optional(StringOrStrings),
+    description: Schema.optional(StringOrStrings),
+    language: Schema.optional(StringOrStrings),
+    keywords: Schema.optional(StringOrStrings),
+    robots: Schema.optional(StringOrStrings),
+    favicon: Schema.optional(Schema.String),
+    ogTitle: Schema.optional(StringOrStrings),
+    ogDescription: Schema.optional(StringOrStrings),
+    ogUrl: Schema.optional(StringOrStrings),
+    ogImage: Schema.optional(StringOrStrings),
+    ogSiteName: Schema.optional(StringOrStrings),
+    /** The URL as the caller sent it. */
+    sourceURL: Schema.String,
+    /** The final URL after redirects. */
+    url: Schema.String,
+    /** The target's HTTP status; a non-2xx page is still a document. */
+    statusCode: Schema.Int,
+    contentType: Schema.optional(Schema.String),
+    scrapeId: Schema.String,
+    cacheState: Schema.optional(Schema.Literal("hit", "miss")),
+    cachedAt: Schema.optional(Schema.String),
+    proxyUsed: Schema.optional(Schema.Literal("basic", "stealth")),
+    creditsUsed: Schema.optional(Schema.Number),
+    error: Schema.optional(Schema.String),
+  },
+  /** Every `<meta name|property|itemprop>` of the page under its raw key, and the other og/article/dc fields. */
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+).annotations({ identifier: "DocumentMetadata" })
+export type DocumentMetadata = typeof DocumentMetadata.Type
+
+export const Document = Schema.Struct({
+  markdown: Schema.optional(Schema.String),
+  html: Schema.optional(Schema.String),
+  rawHtml: Schema.optional(Schema.String),
+  links: Schema.optional(Schema.Array(Schema.String)),
+  images: Schema.optional(Schema.Array(Schema.String)),
+  screenshot: Schema.optional(Schema.String),
+  summary: Schema.optional(Schema.String),
+  json: Schema.optional(Schema.Unknown),
+  warning: Schema.optional(Schema.String),
+  metadata: DocumentMetadata,
+}).annotations({ identifier: "Document" })
+
+/** The document as the engine builds it (mutable arrays, open metadata). */
+export interface Document {
+  markdown?: string
+  html?: string
+  rawHtml?: string
+  links?: Array<string>
+  images?: Array<string>
+  screenshot?: string
+  summary?: string
+  json?: unknown
+  warning?: string
+  metadata: DocumentMetadata
+}

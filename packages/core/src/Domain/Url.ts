@@ -1,0 +1,43 @@
+/**
+ * Target URLs as Firecrawl accepts them: a missing scheme gets `http://`, only http(s), and the host must have a
+ * public suffix or be an IP literal. Private and loopback hosts pass here; the URL guard refuses them at connect time
+ * unless the operator allowed them, so `localhost` is accepted too (it cannot be reached without that permission).
+ */
+import { Schema } from "effect"
+import { parse as parseDomain } from "tldts"
+
+const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//
+
+/** Adds `http://` when the input has no scheme, as Firecrawl does. */
+export const withScheme = (input: string): string =>
+  SCHEME.test(input.trim()) ? input.trim() : `http://${input.trim()}`
+
+/** Why a URL is not acceptable, or undefined when it is. Messages are Firecrawl's. */
+export const urlProblem = (input: string): string | undefined => {
+  const candidate = withScheme(input)
+  let url: URL
+  try {
+    url = new URL(candidate)
+  } catch {
+    return "Invalid URL"
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "URL uses unsupported protocol"
+  // `http://http://x` parses with host "http"; Firecrawl rejects it explicitly.
+  if (/^https?:\/\/https?:\/?\/?/i.test(candidate)) return "Invalid URL"
+  if (!hasReachableHost(url.hostname)) return "URL must have a valid top-level domain or be an IP address"
+  return undefined
+}
+
+const hasReachableHost = (hostname: string): boolean => {
+  if (hostname === "localhost" || hostname.endsWith(".localhost")) return true
+  const info = parseDomain(hostname, { allowPrivateDomains: true })
+  if (info.isIp) return true
+  return info.domain !== null && info.isIcann === true
+}
+
+/** A target URL in a request body. It stays as sent (it becomes `metadata.sourceURL`); use `withScheme` to fetch it. */
+export const TargetUrl = Schema.String.pipe(Schema.filter((input) => urlProblem(input) ?? true)).annotations({
+  identifier: "TargetUrl",
+  description: "An http(s) URL; `http://` is assumed when the scheme is missing",
+  jsonSchema: { type: "string", format: "uri" },
+})

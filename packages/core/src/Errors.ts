@@ -1,0 +1,60 @@
+/**
+ * The error family of the engine. Every failure that crosses a service boundary is one of these tagged errors; the
+ * HTTP layer maps them to Firecrawl's status codes and envelopes in one place (`Http/ErrorResponse.ts`).
+ */
+import { Schema } from "effect"
+
+/** A request the caller must fix: bad body, unsupported option, missing auth, unknown job. */
+export class RequestError extends Schema.TaggedError<RequestError>()("RequestError", {
+  reason: Schema.Literal(
+    "InvalidJson",
+    "Validation",
+    "BodyTooLarge",
+    "Unsupported",
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "Conflict",
+    "RateLimited",
+  ),
+  message: Schema.String,
+  /** Machine-readable code for the envelope (for example `SCRAPE_ACTIONS_NOT_SUPPORTED`); defaults per reason. */
+  code: Schema.optional(Schema.String),
+  /** Zod-like issue list for validation errors, as Firecrawl's clients expect. */
+  details: Schema.optional(Schema.Unknown),
+}) {}
+
+/** A scrape that could not produce a document. */
+export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError", {
+  reason: Schema.Literal(
+    /** The whole scrape exceeded its `timeout`. */
+    "Timeout",
+    /** The host name did not resolve. */
+    "DnsResolution",
+    /** The URL guard refused the target (private, loopback, metadata address or a scheme other than http/https). */
+    "BlockedAddress",
+    /** TLS handshake or certificate failure. */
+    "Tls",
+    /** Connection refused, reset, or closed before a response. */
+    "Connection",
+    /** More redirects than allowed, or a redirect loop. */
+    "TooManyRedirects",
+    /** The body (compressed or decompressed) exceeded its cap. */
+    "ResponseTooLarge",
+    /** The response is of a type this engine cannot turn into a document. */
+    "UnsupportedContent",
+    /** `minAge` asked for a cached copy and there is none. */
+    "NoCachedData",
+    /** Anything else that went wrong in an engine. */
+    "EngineFailed",
+  ),
+  message: Schema.String,
+  url: Schema.optional(Schema.String),
+}) {
+  /** Whether trying the same request again may succeed (used by job retries). */
+  get isRetryable(): boolean {
+    return this.reason === "Timeout" || this.reason === "Connection" || this.reason === "EngineFailed"
+  }
+}
+
+export type EngineError = RequestError | ScrapeError

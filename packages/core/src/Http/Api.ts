@@ -1,0 +1,101 @@
+/**
+ * The v2 REST contract, declared once. Handlers (`Handlers.ts`) implement it, the OpenAPI document is generated from
+ * it, and every HTTP adapter serves it through one web handler (`WebHandler.ts`).
+ *
+ * Handlers decode request bodies themselves (strictly, with Firecrawl's 400 shape) and build responses directly, so
+ * the schemas here describe the wire format for the OpenAPI document and typed clients; a contract test checks that
+ * real responses decode with them.
+ */
+import {
+  HttpApi,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpApiSecurity,
+  OpenApi,
+} from "@effect/platform"
+import { Context, Schema } from "effect"
+import { Document } from "../Domain/Document.js"
+import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
+
+/** The error envelope: `{ success: false, code, error, details? }`. */
+export class ErrorBody extends Schema.Class<ErrorBody>("ErrorBody")({
+  success: Schema.Literal(false),
+  code: Schema.optional(Schema.String),
+  error: Schema.String,
+  details: Schema.optional(Schema.Unknown),
+}) {}
+
+const errorBody = (status: number, description: string) =>
+  ErrorBody.annotations(HttpApiSchema.annotations({ status, description }))
+
+export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
+  {
+    success: Schema.Literal(false),
+    code: Schema.Literal("UNAUTHORIZED"),
+    error: Schema.String,
+  },
+  HttpApiSchema.annotations({ status: 401, description: "Missing or invalid API key" }),
+) {}
+
+/** Who is calling: the API key used (undefined when the server runs without keys). Jobs belong to it. */
+export class Caller extends Context.Tag("@webdata/core/Caller")<Caller, { readonly apiKey: string | undefined }>() {}
+
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("Authorization", {
+  failure: Unauthorized,
+  provides: Caller,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "`Authorization: Bearer <key>`; not needed when the server runs open"),
+    ),
+  },
+}) {}
+
+export const ScrapeResponse = Schema.Struct({ success: Schema.Literal(true), data: Document }).annotations({
+  identifier: "ScrapeResponse",
+})
+
+const scrapeGroup = HttpApiGroup.make("scrape")
+  .add(
+    HttpApiEndpoint.post("scrape", "/v2/scrape")
+      .setPayload(ScrapeRequest)
+      .addSuccess(ScrapeResponse)
+      .addError(errorBody(400, "Invalid request, malformed JSON, or an option this server cannot honour"))
+      .addError(errorBody(403, "The target address is not allowed"))
+      .addError(errorBody(404, "No cached data (minAge / lockdown)"))
+      .addError(errorBody(408, "The scrape timed out (SCRAPE_TIMEOUT)"))
+      .addError(errorBody(413, "Request body too large"))
+      .addError(errorBody(500, "The target could not be scraped"))
+      .annotate(OpenApi.Summary, "Scrape a single URL")
+      .annotate(
+        OpenApi.Description,
+        "Fetches the URL and returns the requested formats (markdown, html, rawHtml, links, images).",
+      ),
+  )
+  .middleware(Authorization)
+
+export const HealthResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  version: Schema.String,
+  documentation_url: Schema.String,
+})
+
+const metaGroup = HttpApiGroup.make("meta")
+  .add(HttpApiEndpoint.get("health", "/").addSuccess(HealthResponse).annotate(OpenApi.Summary, "Health check"))
+  .add(
+    HttpApiEndpoint.get("openapi", "/v2/openapi.json")
+      .addSuccess(Schema.Unknown)
+      .annotate(OpenApi.Summary, "This OpenAPI document"),
+  )
+
+export class WebdataApi extends HttpApi.make("webdata")
+  .add(metaGroup)
+  .add(scrapeGroup)
+  .annotate(OpenApi.Title, "webdata API")
+  .annotate(OpenApi.Version, "2.0.0")
+  .annotate(
+    OpenApi.Description,
+    "Web data engine with a Firecrawl v2-compatible REST API. Point the official Firecrawl SDKs at this server's root URL.",
+  ) {}

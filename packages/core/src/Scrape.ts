@@ -1,0 +1,116 @@
+/**
+ * The scrape service: one URL in, one Document out. Flow: capability check → cache (maxAge/minAge/lockdown) →
+ * fetch (URL guard on every hop) → decode → content pipeline → cache write. The whole scrape is bounded by the
+ * request's `timeout`, and interruption aborts the in-flight fetch.
+ */
+import { Context, Duration, Effect, Layer, Option } from "effect"
+import { v7 as uuidv7 } from "uuid"
+import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
+import { decodeBody } from "./Content/Charset.js"
+import type { Document } from "./Domain/Document.js"
+import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
+import { withScheme } from "./Domain/Url.js"
+import { Fetcher } from "./Engines/Fetcher.js"
+import { RequestError, ScrapeError } from "./Errors.js"
+import { buildDocument, isTextual, type PageContent } from "./Scrape/BuildDocument.js"
+import { unsupportedOption } from "./Scrape/Capabilities.js"
+
+/** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
+export type ScrapeInput = ScrapeOptions & { readonly url: string; readonly zeroDataRetention?: boolean | undefined }
+
+const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000
+
+export class Scrape extends Context.Tag("@webdata/core/Scrape")<
+  Scrape,
+  { readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError> }
+>() {}
+
+export const make = Effect.gen(function* () {
+  const fetcher = yield* Fetcher
+  const cache = yield* ScrapeCache
+
+  const fromCache = (key: string, input: ScrapeInput): Effect.Effect<Option.Option<CachedPage>> => {
+    // Caller-specific headers may change the page, so such requests neither read nor write the shared cache.
+    if (input.headers !== undefined && Object.keys(input.headers).length > 0) return Effect.succeedNone
+    const now = Date.now()
+    const minAge = input.minAge
+    const maxAge = input.lockdown ? LOCKDOWN_MAX_AGE_MS : input.maxAge
+    if (minAge === undefined && maxAge === 0) return Effect.succeedNone
+    return cache.get(key).pipe(
+      Effect.map(
+        Option.filter((page) =>
+          minAge !== undefined ? now - page.cachedAt >= minAge : now - page.cachedAt <= maxAge,
+        ),
+      ),
+    )
+  }
+
+  const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput) {
+    const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
+    const fetched = yield* fetcher.fetch({
+      url,
+      headers: input.headers ?? {},
+      timeoutMs: input.timeout,
+      skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
+    })
+    if (!isTextual(fetched.contentType))
+      return yield* new ScrapeError({
+        reason: "UnsupportedContent",
+        url: fetched.url,
+        message: `The content type ${fetched.contentType} of ${fetched.url} cannot be turned into a document yet.`,
+      })
+    const page: CachedPage = {
+      url: fetched.url,
+      statusCode: fetched.status,
+      contentType: fetched.contentType,
+      body: decodeBody(fetched.body, fetched.contentType),
+      cachedAt: Date.now(),
+    }
+    return page
+  })
+
+  const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
+    const problem = unsupportedOption(input)
+    if (problem !== undefined) return yield* problem
+    const scrapeId = uuidv7()
+    const url = withScheme(input.url)
+    const key = cacheKey(url)
+    const cached = yield* fromCache(key, input)
+    if (Option.isSome(cached)) {
+      return buildDocument(input, cached.value, {
+        sourceURL: input.url,
+        scrapeId,
+        cacheState: "hit",
+        cachedAt: new Date(cached.value.cachedAt).toISOString(),
+      })
+    }
+    if (input.minAge !== undefined || input.lockdown)
+      return yield* new RequestError({
+        reason: "NotFound",
+        code: input.lockdown ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA",
+        message: `No cached data is available for ${input.url}${input.minAge !== undefined ? ` that is at least ${input.minAge} ms old` : ""}.`,
+      })
+    const page = yield* fetchPage(url, input)
+    const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
+    if (input.storeInCache && !input.zeroDataRetention && !hasHeaders) yield* cache.set(key, page)
+    return buildDocument(input, page satisfies PageContent, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+  })
+
+  return {
+    scrape: (input: ScrapeInput) =>
+      scrape(input).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(input.timeout),
+          onTimeout: () =>
+            new ScrapeError({
+              reason: "Timeout",
+              url: input.url,
+              message: `The scrape of ${input.url} timed out after ${input.timeout} ms before completing.`,
+            }),
+        }),
+      ),
+  }
+})
+
+/** The scrape service over a Fetcher and a ScrapeCache. */
+export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache> = Layer.effect(Scrape, make)
