@@ -1,0 +1,104 @@
+/**
+ * Server overhead: latency of `POST /v2/scrape` for a ~100 KB page on loopback, against a bare fetch of the same
+ * page in the same run. The difference is what the API adds: request handling, validation, the URL guard, the
+ * content pipeline and JSON encoding. Run: `npm run server -w @webdata/bench` (ROUNDS and REQUESTS override).
+ */
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { serve } from "@webdata/adapter-express"
+import { Engine, ServerConfig } from "@webdata/core"
+
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
+const REQUESTS = Number(process.env.REQUESTS ?? 200)
+const WARMUP = 30
+
+/** A realistic ~100 KB article page: navigation, sidebar, footer and a long article with tables and lists. */
+const makePage = (): string => {
+  const paragraph = (i: number) =>
+    `<p>Paragraph ${i} of the article explains, in plain words, how the <a href="/glossary/${i}">term ${i}</a> relates to the measurements in the previous section, with enough detail to be useful and a few numbers such as ${i * 17} and ${i * 3.5}.</p>`
+  const nav = Array.from({ length: 40 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join("")
+  const rows = Array.from({ length: 30 }, (_, i) => `<tr><td>Row ${i}</td><td>${i * 2}</td><td>${i * 3}</td></tr>`).join("")
+  const body = Array.from({ length: 260 }, (_, i) =>
+    i % 40 === 0 ? `<h2>Part ${i / 40 + 1}</h2>${paragraph(i)}` : paragraph(i),
+  ).join("\n")
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Benchmark article</title>
+<meta name="description" content="A long article for the overhead benchmark"><script>var x = 1;</script>
+<style>body { font-family: sans-serif }</style></head><body>
+<header><nav><ul>${nav}</ul></nav></header><div class="layout"><aside class="sidebar"><ul>${nav}</ul></aside>
+<main><article><h1>Benchmark article</h1>${body}<table><thead><tr><th>Name</th><th>A</th><th>B</th></tr></thead><tbody>${rows}</tbody></table></article></main></div>
+<footer><p>Footer text © 2026</p></footer></body></html>`
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+
+const time = async (run: () => Promise<void>, count: number): Promise<Array<number>> => {
+  const samples: Array<number> = []
+  for (let i = 0; i < count; i++) {
+    const started = performance.now()
+    await run()
+    samples.push(performance.now() - started)
+  }
+  return samples.sort((a, b) => a - b)
+}
+
+const page = makePage()
+const site = createServer((_req, res) => {
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+  res.end(page)
+})
+await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
+const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/article`
+const api = await serve({
+  port: 0,
+  engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
+  serverConfig: ServerConfig.layer(),
+})
+
+const bareFetch = async () => {
+  const response = await fetch(pageUrl)
+  await response.text()
+}
+const scrape = async () => {
+  const response = await fetch(`${api.url}/v2/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url: pageUrl, maxAge: 0 }),
+  })
+  const body = (await response.json()) as { success: boolean }
+  if (!body.success) throw new Error(`scrape failed: ${JSON.stringify(body)}`)
+}
+
+console.log(`page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, ${ROUNDS} rounds × ${REQUESTS} sequential requests`)
+await time(bareFetch, WARMUP)
+await time(scrape, WARMUP)
+const rounds: Array<{ fetchP50: number; fetchP99: number; scrapeP50: number; scrapeP99: number }> = []
+for (let round = 0; round < ROUNDS; round++) {
+  const fetched = await time(bareFetch, REQUESTS)
+  const scraped = await time(scrape, REQUESTS)
+  const result = {
+    fetchP50: percentile(fetched, 50),
+    fetchP99: percentile(fetched, 99),
+    scrapeP50: percentile(scraped, 50),
+    scrapeP99: percentile(scraped, 99),
+  }
+  rounds.push(result)
+  console.log(
+    `round ${round + 1}: bare fetch p50 ${result.fetchP50.toFixed(2)} ms p99 ${result.fetchP99.toFixed(2)} ms | ` +
+      `POST /v2/scrape p50 ${result.scrapeP50.toFixed(2)} ms p99 ${result.scrapeP99.toFixed(2)} ms`,
+  )
+}
+const summary = {
+  fetchP50: median(rounds.map((r) => r.fetchP50)),
+  fetchP99: median(rounds.map((r) => r.fetchP99)),
+  scrapeP50: median(rounds.map((r) => r.scrapeP50)),
+  scrapeP99: median(rounds.map((r) => r.scrapeP99)),
+}
+console.log(
+  `median of rounds: overhead p50 ${(summary.scrapeP50 - summary.fetchP50).toFixed(2)} ms, ` +
+    `p99 ${(summary.scrapeP99 - summary.fetchP99).toFixed(2)} ms ` +
+    `(bare fetch p50 ${summary.fetchP50.toFixed(2)} ms, scrape p50 ${summary.scrapeP50.toFixed(2)} ms)`,
+)
+await api.close()
+site.close()

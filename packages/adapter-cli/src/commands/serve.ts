@@ -1,0 +1,33 @@
+/** `webdata serve`: the v2 API on a port, like `npm start`. */
+import { Command, Options } from "@effect/cli"
+import { Config, Effect } from "effect"
+import { serve } from "@webdata/adapter-express"
+import { CliFailure } from "../Scraper.js"
+
+const options = {
+  port: Options.integer("port").pipe(
+    Options.withAlias("p"),
+    Options.withFallbackConfig(Config.integer("PORT")),
+    Options.withDefault(3002),
+    Options.withDescription("Port to listen on; env PORT"),
+  ),
+  host: Options.text("host").pipe(
+    Options.withFallbackConfig(Config.string("HOST")),
+    Options.withDefault("127.0.0.1"),
+    Options.withDescription("Address to bind; env HOST"),
+  ),
+}
+
+export const serveCommand = Command.make("serve", options, ({ port, host }) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => serve({ port, host }),
+      catch: (error) => new CliFailure(`Cannot listen on ${host}:${port}: ${(error as Error).message}`),
+    }),
+    (running) => Effect.promise(running.close),
+  ).pipe(
+    Effect.tap((running) => Effect.log(`webdata API listening on ${running.url}`)),
+    Effect.zipRight(Effect.never),
+    Effect.scoped,
+  ),
+).pipe(Command.withDescription("Serve the Firecrawl-compatible v2 API over HTTP"))

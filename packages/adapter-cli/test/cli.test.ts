@@ -1,0 +1,132 @@
+import { execFile } from "node:child_process"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { serve, type RunningServer } from "@webdata/adapter-express"
+import { Engine, ServerConfig } from "@webdata/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
+
+const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+
+interface Result {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the real `webdata` binary (from its TypeScript source) as a child process. */
+const webdata = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Result> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "--conditions=source", bin, ...args],
+      { env: { ...process.env, WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1", ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
+    )
+  })
+
+let site: FixtureSite
+let api: RunningServer
+beforeAll(async () => {
+  site = await startFixtureSite()
+  api = await serve({
+    port: 0,
+    engine: Engine.layer({ allowPrivateAddresses: true }),
+    serverConfig: ServerConfig.layer({ apiKeys: ["cli-key"] }),
+  })
+})
+afterAll(async () => {
+  await api.close()
+  await site.close()
+})
+
+describe("webdata scrape", () => {
+  it("prints the page as markdown", async () => {
+    const result = await webdata(["scrape", `${site.url}/article`])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("# Tidal Energy Explained")
+    expect(result.stdout).not.toContain("Subscribe to the newsletter")
+  })
+
+  it("prints links one per line, or the whole document with --json", async () => {
+    const links = await webdata(["scrape", `${site.url}/article`, "--format", "links"])
+    expect(links.code).toBe(0)
+    expect(links.stdout.split("\n")).toContain(`${site.url}/topics`)
+    const json = await webdata(["scrape", `${site.url}/article`, "--json", "--no-main-content"])
+    expect(json.code).toBe(0)
+    const document = JSON.parse(json.stdout)
+    expect(document.metadata.statusCode).toBe(200)
+    expect(document.markdown).toContain("Subscribe to the newsletter")
+  })
+
+  it("honours tags, headers and -o", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "webdata-cli-")), "page.md")
+    const result = await webdata([
+      "scrape",
+      `${site.url}/article`,
+      "--include-tags",
+      "table",
+      "--header",
+      "X-Test: 1",
+      "--timeout",
+      "5000",
+      "-o",
+      out,
+    ])
+    expect(result.code).toBe(0)
+    const written = readFileSync(out, "utf8")
+    expect(written).toContain("| Sihwa Lake | South Korea | 254 |")
+    expect(written).not.toContain("Tidal power captures")
+  })
+
+  it("fails with a one-line message and exit code 1", async () => {
+    const invalid = await webdata(["scrape", "ftp://example.com/file"])
+    expect(invalid.code).toBe(1)
+    expect(invalid.stderr.trim()).toBe("webdata: URL uses unsupported protocol (BAD_REQUEST)")
+    const blocked = await webdata(["scrape", `${site.url}/article`], { WEBDATA_ALLOW_PRIVATE_ADDRESSES: "" })
+    expect(blocked.code).toBe(1)
+    expect(blocked.stderr.trim().split("\n")).toHaveLength(1)
+    expect(blocked.stderr).toMatch(/^webdata: .*SCRAPE_BLOCKED_ADDRESS/)
+    const header = await webdata(["scrape", `${site.url}/article`, "--header", "nocolon"])
+    expect(header.code).toBe(1)
+    expect(header.stderr.trim()).toBe('webdata: Invalid --header "nocolon": expected "Name: value"')
+  })
+
+  it("rejects unknown options with exit code 1", async () => {
+    const result = await webdata(["scrape", `${site.url}/article`, "--bogus"])
+    expect(result.code).toBe(1)
+  })
+
+  it("calls a server in remote mode", async () => {
+    const result = await webdata(["scrape", `${site.url}/article`, "--api-url", api.url, "--api-key", "cli-key"], {
+      WEBDATA_ALLOW_PRIVATE_ADDRESSES: "",
+    })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain("# Tidal Energy Explained")
+    const unauthorized = await webdata(["scrape", `${site.url}/article`, "--api-url", api.url, "--api-key", "nope"])
+    expect(unauthorized.code).toBe(1)
+    expect(unauthorized.stderr).toMatch(/^webdata: Unauthorized/)
+  })
+})
+
+describe("webdata --help", () => {
+  it("lists every scrape option", async () => {
+    const result = await webdata(["scrape", "--help"])
+    expect(result.code).toBe(0)
+    for (const option of [
+      "--format",
+      "--json",
+      "--no-main-content",
+      "--include-tags",
+      "--exclude-tags",
+      "--timeout",
+      "--header",
+      "--output",
+      "--api-url",
+      "--api-key",
+    ])
+      expect(result.stdout).toContain(option)
+  })
+})

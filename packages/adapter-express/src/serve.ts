@@ -1,0 +1,51 @@
+/** A ready Express server for the API (what `npm start` and `webdata serve` run). */
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Layer } from "effect"
+import express from "express"
+import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
+import { toExpressMiddleware } from "./toExpressMiddleware.js"
+
+export interface ServeOptions {
+  readonly port?: number
+  readonly host?: string
+  /** Engine layer; defaults to the engine configured from the environment. */
+  readonly engine?: Layer.Layer<EngineServices>
+  /** Server settings layer; defaults to `WEBDATA_API_KEYS` from the environment. */
+  readonly serverConfig?: Layer.Layer<ServerConfig.ServerConfig>
+}
+
+export interface RunningServer {
+  readonly server: Server
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string
+  /** Stops accepting connections, waits for open requests, then releases the engine. */
+  readonly close: () => Promise<void>
+}
+
+export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
+  const { handler, dispose } = makeWebHandler(
+    Layer.merge(options.engine ?? Engine.layerConfig, options.serverConfig ?? ServerConfig.layerConfig),
+  )
+  const app = express()
+  app.disable("x-powered-by")
+  app.use(toExpressMiddleware(handler))
+  const host = options.host ?? "127.0.0.1"
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(options.port ?? 3002, host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    )
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    server,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+      })
+      await dispose()
+    },
+  }
+}

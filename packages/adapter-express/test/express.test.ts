@@ -1,0 +1,172 @@
+import type { Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import Firecrawl from "@mendable/firecrawl-js"
+import { Engine, ServerConfig } from "@webdata/core"
+import express from "express"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
+import { type RunningServer, serve, toExpressMiddleware, type WebdataRouter, webdataRouter } from "../src/index.js"
+
+let site: FixtureSite
+let api: RunningServer
+beforeAll(async () => {
+  site = await startFixtureSite()
+  api = await serve({
+    port: 0,
+    engine: Engine.layer({ allowPrivateAddresses: true }),
+    serverConfig: ServerConfig.layer({ apiKeys: ["test-key"] }),
+  })
+})
+afterAll(async () => {
+  await api.close()
+  await site.close()
+})
+
+const listen = async (app: express.Express): Promise<{ url: string; close: () => Promise<void> }> => {
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s))
+  })
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+const postJson = (url: string, body: string, key = "test-key") =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body })
+
+describe("serve()", () => {
+  it("scrapes the fixture article into markdown without navigation or footer", async () => {
+    const response = await postJson(`${api.url}/v2/scrape`, JSON.stringify({ url: `${site.url}/article` }))
+    expect(response.status).toBe(200)
+    const body = await response.json()
+    expect(body.success).toBe(true)
+    expect(body.data.markdown).toContain("Tidal power captures the energy")
+    expect(body.data.markdown).not.toContain("Subscribe to the newsletter")
+    expect(body.data.markdown).not.toContain("All rights reserved")
+  })
+
+  it("requires the configured key", async () => {
+    const response = await postJson(`${api.url}/v2/scrape`, JSON.stringify({ url: `${site.url}/article` }), "wrong")
+    expect(response.status).toBe(401)
+  })
+
+  it("answers malformed JSON with the envelope", async () => {
+    const response = await postJson(`${api.url}/v2/scrape`, "{nope")
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ success: false, code: "BAD_REQUEST_INVALID_JSON" })
+  })
+})
+
+describe("webdataRouter()", () => {
+  let router: WebdataRouter
+  let withParser: { url: string; close: () => Promise<void> }
+  let withoutParser: { url: string; close: () => Promise<void> }
+  beforeAll(async () => {
+    router = webdataRouter({ engineOptions: { allowPrivateAddresses: true } })
+    const parsed = express()
+    parsed.use(express.json())
+    parsed.use("/api", router)
+    withParser = await listen(parsed)
+    const raw = express()
+    raw.use(router)
+    withoutParser = await listen(raw)
+  })
+  afterAll(async () => {
+    await withParser.close()
+    await withoutParser.close()
+    await router.dispose()
+  })
+
+  it("works under a prefix behind express.json()", async () => {
+    const response = await postJson(`${withParser.url}/api/v2/scrape`, JSON.stringify({ url: `${site.url}/article`, formats: ["links"] }))
+    expect(response.status).toBe(200)
+    const body = await response.json()
+    expect(body.data.links).toContain(`${site.url}/topics`)
+  })
+
+  it("maps express.json() parse errors to the envelope", async () => {
+    const response = await postJson(`${withParser.url}/api/v2/scrape`, '{"url":')
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      success: false,
+      code: "BAD_REQUEST_INVALID_JSON",
+      error: "Bad request, malformed JSON",
+    })
+  })
+
+  it("works at the root without a body parser, and validates strictly", async () => {
+    const response = await postJson(`${withoutParser.url}/v2/scrape`, JSON.stringify({ url: `${site.url}/article`, extra: 1 }))
+    expect(response.status).toBe(400)
+    expect((await response.json()).error).toMatch(/Unrecognized key/)
+    const health = await fetch(`${withoutParser.url}/`)
+    expect(await health.json()).toMatchObject({ success: true })
+  })
+})
+
+describe("toExpressMiddleware()", () => {
+  it("streams the body and keeps every Set-Cookie header", async () => {
+    const app = express()
+    app.use(
+      toExpressMiddleware(async (request) => {
+        const encoder = new TextEncoder()
+        const chunks = ["first,", "second,", `${request.method} ${new URL(request.url).pathname}`]
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            const next = chunks.shift()
+            if (next === undefined) return controller.close()
+            await new Promise((resolve) => setTimeout(resolve, 5))
+            controller.enqueue(encoder.encode(next))
+          },
+        })
+        const headers = new Headers({ "content-type": "text/plain", "x-custom": "yes" })
+        headers.append("set-cookie", "a=1; Path=/")
+        headers.append("set-cookie", "b=2; Path=/; HttpOnly")
+        return new Response(body, { status: 201, headers })
+      }),
+    )
+    const server = await listen(app)
+    try {
+      const response = await fetch(`${server.url}/some/path`)
+      expect(response.status).toBe(201)
+      expect(response.headers.get("x-custom")).toBe("yes")
+      expect(response.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/; HttpOnly"])
+      expect(await response.text()).toBe("first,second,GET /some/path")
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("refuses bodies over its cap with 413 without buffering them", async () => {
+    const app = express()
+    app.use(toExpressMiddleware(async () => new Response("unreachable"), { maxBodyBytes: 1024 }))
+    const server = await listen(app)
+    try {
+      const response = await fetch(`${server.url}/v2/scrape`, { method: "POST", body: "x".repeat(10_000) })
+      expect(response.status).toBe(413)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe("the official Firecrawl SDK", () => {
+  it("scrapes through the Express adapter", async () => {
+    const client = new Firecrawl({ apiKey: "test-key", apiUrl: api.url })
+    const document = await client.scrape(`${site.url}/article`, { formats: ["markdown", "links"], onlyMainContent: true })
+    expect(document.markdown).toContain("Tidal power captures the energy")
+    expect(document.links).toContain(`${site.url}/topics`)
+    expect(document.metadata?.statusCode).toBe(200)
+    expect(document.metadata?.sourceURL).toBe(`${site.url}/article`)
+  })
+
+  it("surfaces API errors with their status and code", async () => {
+    const client = new Firecrawl({ apiKey: "test-key", apiUrl: api.url })
+    await expect(client.scrape(`${site.url}/article`, { formats: ["screenshot"] })).rejects.toMatchObject({
+      status: 400,
+      code: "SCRAPE_UNSUPPORTED_FORMAT",
+    })
+    const anonymous = new Firecrawl({ apiKey: "wrong", apiUrl: api.url })
+    await expect(anonymous.scrape(`${site.url}/article`)).rejects.toMatchObject({ status: 401 })
+  })
+})

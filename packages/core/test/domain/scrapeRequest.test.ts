@@ -1,0 +1,107 @@
+import { Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { decodeStrict } from "../../src/Domain/Decode.js"
+import { ScrapeRequest } from "../../src/Domain/ScrapeOptions.js"
+import type { RequestError } from "../../src/Errors.js"
+
+const decode = (input: unknown) => Effect.runSync(Effect.either(decodeStrict(ScrapeRequest)(input)))
+const ok = (input: unknown) => {
+  const result = decode(input)
+  if (Either.isLeft(result)) throw new Error(`expected success, got ${result.left.message}`)
+  return result.right
+}
+const bad = (input: unknown): RequestError => {
+  const result = decode(input)
+  if (Either.isRight(result)) throw new Error("expected a validation error")
+  return result.left
+}
+
+describe("ScrapeRequest", () => {
+  it("applies v2's defaults", () => {
+    const request = ok({ url: "https://example.com" })
+    expect(request).toMatchObject({
+      formats: [{ type: "markdown" }],
+      onlyMainContent: true,
+      timeout: 60_000,
+      waitFor: 0,
+      mobile: false,
+      removeBase64Images: true,
+      blockAds: true,
+      proxy: "auto",
+      maxAge: 172_800_000,
+      storeInCache: true,
+    })
+    expect(request.skipTlsVerification).toBeUndefined()
+  })
+
+  it("accepts string, object and mixed formats and keeps the URL as sent", () => {
+    const request = ok({ url: "example.com/a", formats: ["html", { type: "links" }, "rawHtml"] })
+    expect(request.formats).toEqual([{ type: "html" }, { type: "links" }, { type: "rawHtml" }])
+    expect(request.url).toBe("example.com/a")
+  })
+
+  it("accepts IP literals, localhost, origin and integrations starting with _", () => {
+    ok({ url: "http://127.0.0.1:4321/page", origin: "js-sdk@4.42.0", integration: "_mine" })
+    ok({ url: "http://[::1]:8080/", integration: "langchain" })
+    ok({ url: "localhost:3000" })
+  })
+
+  it("rejects unknown keys with Firecrawl's message and a zod-like issue", () => {
+    const error = bad({ url: "https://example.com", bogus: true })
+    expect(error.reason).toBe("Validation")
+    expect(error.message).toBe(
+      "Unrecognized key in body -- please review the v2 API documentation for request body changes",
+    )
+    expect(error.details).toEqual([
+      { code: "unrecognized_keys", keys: ["bogus"], path: [], message: 'Unrecognized key: "bogus"' },
+    ])
+  })
+
+  it("rejects unknown keys inside strict format objects (json systemPrompt)", () => {
+    const error = bad({ url: "https://example.com", formats: [{ type: "json", prompt: "x", systemPrompt: "y" }] })
+    expect(error.message).toMatch(/Unrecognized key/)
+  })
+
+  it("refuses waitFor above half the timeout with the exact message and path", () => {
+    const error = bad({ url: "https://example.com", waitFor: 3000, timeout: 5000 })
+    expect(error.message).toBe("waitFor must not exceed half of timeout")
+    expect(error.details).toEqual([
+      { code: "custom", path: ["waitFor"], message: "waitFor must not exceed half of timeout" },
+    ])
+  })
+
+  it.each([
+    ["ftp://example.com/file", "URL uses unsupported protocol"],
+    ["https://nodomain", "URL must have a valid top-level domain or be an IP address"],
+    ["http://http://example.com", "Invalid URL"],
+    ["http://exa mple.com", "Invalid URL"],
+  ])("rejects the URL %s", (url, message) => {
+    const error = bad({ url })
+    expect(error.message).toBe(message)
+    expect(error.details).toEqual([{ code: "custom", path: ["url"], message }])
+  })
+
+  it("says which field is missing or of the wrong type", () => {
+    expect(bad({}).details).toEqual([{ code: "invalid_type", path: ["url"], message: "Required" }])
+    const wrongType = bad({ url: "https://example.com", timeout: "fast" })
+    expect(wrongType.message).toBe("Bad Request")
+    expect(wrongType.details).toEqual([expect.objectContaining({ code: "invalid_type", path: ["timeout"] })])
+  })
+
+  it.each([
+    [{ formats: ["markdown", "screenshot", { type: "screenshot", fullPage: true }] }, "only specify one screenshot"],
+    [{ formats: ["changeTracking"] }, "requires the markdown format"],
+    [{ formats: ["rawBase64", "markdown"] }, "rawBase64 format must be the only format"],
+    [{ timeout: 500 }, ""],
+    [{ integration: "unknown-tool" }, "Invalid enum value"],
+    [{ location: { country: "USA" } }, "Invalid country code"],
+    [{ actions: [{ type: "wait", milliseconds: 10, selector: "#a" }] }, "not both"],
+    [{ actions: Array.from({ length: 51 }, () => ({ type: "scrape" })) }, "cannot exceed 50"],
+    [{ actions: [{ type: "wait", milliseconds: 30_000 }], waitFor: 31_000, timeout: 100_000 }, "cannot exceed 60 seconds"],
+    [{ formats: ["nope"] }, "Bad Request"],
+  ])("rejects %j", (options, message) => {
+    const error = bad({ url: "https://example.com", ...options })
+    expect(error.reason).toBe("Validation")
+    expect(error.message).toContain(message)
+  })
+})

@@ -1,0 +1,163 @@
+import { Effect, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { RequestError, ScrapeError } from "../../src/Errors.js"
+import * as ServerConfig from "../../src/Http/ServerConfig.js"
+import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { Scrape } from "../../src/Scrape.js"
+
+// A scrape service that answers from the URL, so the HTTP layer's mapping of each outcome can be checked alone.
+const scripted = Layer.succeed(Scrape, {
+  scrape: (input) => {
+    const path = new URL(input.url.includes("://") ? input.url : `http://${input.url}`).pathname
+    switch (path) {
+      case "/timeout":
+        return Effect.fail(new ScrapeError({ reason: "Timeout", message: "timed out" }))
+      case "/dns":
+        return Effect.fail(new ScrapeError({ reason: "DnsResolution", message: 'DNS resolution failed for hostname "x"' }))
+      case "/blocked":
+        return Effect.fail(new ScrapeError({ reason: "BlockedAddress", message: "refused" }))
+      case "/cache-miss":
+        return Effect.fail(new RequestError({ reason: "NotFound", code: "SCRAPE_NO_CACHED_DATA", message: "none" }))
+      case "/defect":
+        return Effect.die(new Error("boom"))
+      default:
+        return Effect.succeed({
+          markdown: `# ${path}`,
+          metadata: { sourceURL: input.url, url: input.url, statusCode: 200, scrapeId: "id" },
+        })
+    }
+  },
+})
+
+const open = makeWebHandler(Layer.merge(scripted, ServerConfig.layer()))
+const keyed = makeWebHandler(Layer.merge(scripted, ServerConfig.layer({ apiKeys: ["k1", "k2"] })))
+afterAll(async () => {
+  await open.dispose()
+  await keyed.dispose()
+})
+
+const post = (body: string | object, init: { handler?: typeof open; headers?: Record<string, string> } = {}) =>
+  (init.handler ?? open).handler(
+    new Request("http://api.test/v2/scrape", {
+      method: "POST",
+      headers: { "content-type": "application/json", ...init.headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    }),
+  )
+
+describe("the web handler", () => {
+  it("answers a scrape with { success, data }", async () => {
+    const response = await post({ url: "https://example.com/page", origin: "js-sdk@4.42.0" })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toMatch(/application\/json/)
+    expect(await response.json()).toEqual({
+      success: true,
+      data: {
+        markdown: "# /page",
+        metadata: { sourceURL: "https://example.com/page", url: "https://example.com/page", statusCode: 200, scrapeId: "id" },
+      },
+    })
+  })
+
+  it("answers malformed JSON with BAD_REQUEST_INVALID_JSON", async () => {
+    const response = await post('{"url": ')
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      success: false,
+      code: "BAD_REQUEST_INVALID_JSON",
+      error: "Bad request, malformed JSON",
+    })
+  })
+
+  it("answers validation failures with the envelope and details", async () => {
+    const response = await post({ url: "https://example.com", waitFor: 40_000, timeout: 60_000 })
+    expect(response.status).toBe(400)
+    const body = await response.json()
+    expect(body).toMatchObject({ success: false, code: "BAD_REQUEST", error: "waitFor must not exceed half of timeout" })
+    expect(body.details[0]).toMatchObject({ code: "custom", path: ["waitFor"] })
+  })
+
+  it("refuses options this build cannot honour with a coded 400", async () => {
+    for (const [options, code] of [
+      [{ formats: ["screenshot"] }, "SCRAPE_UNSUPPORTED_FORMAT"],
+      [{ formats: [{ type: "json", prompt: "title" }] }, "SCRAPE_UNSUPPORTED_FORMAT"],
+      [{ actions: [{ type: "click", selector: "#a" }] }, "SCRAPE_ACTIONS_NOT_SUPPORTED"],
+      [{ waitFor: 1000 }, "SCRAPE_BROWSER_REQUIRED"],
+      [{ mobile: true }, "SCRAPE_BROWSER_REQUIRED"],
+    ] as const) {
+      const response = await post({ url: "https://example.com", ...options })
+      expect(response.status).toBe(400)
+      expect((await response.json()).code).toBe(code)
+    }
+    // Defaults and empty actions never fail a request.
+    const fine = await post({ url: "https://example.com", actions: [], blockAds: true, proxy: "basic" })
+    expect(fine.status).toBe(200)
+  })
+
+  it.each([
+    ["/timeout", 408, "SCRAPE_TIMEOUT"],
+    ["/dns", 200, "SCRAPE_DNS_RESOLUTION_ERROR"],
+    ["/blocked", 403, "SCRAPE_BLOCKED_ADDRESS"],
+    ["/cache-miss", 404, "SCRAPE_NO_CACHED_DATA"],
+  ])("maps %s to %i %s", async (path, status, code) => {
+    const response = await post({ url: `https://example.com${path}` })
+    expect(response.status).toBe(status)
+    expect(await response.json()).toMatchObject({ success: false, code })
+  })
+
+  it("turns a defect into a logged 500 with an error id", async () => {
+    const response = await post({ url: "https://example.com/defect" })
+    expect(response.status).toBe(500)
+    const body = await response.json()
+    expect(body.code).toBe("UNKNOWN_ERROR")
+    expect(body.error).toMatch(/Error ID: [0-9a-f-]{36}/)
+  })
+
+  it("answers 413 for bodies over 10 MB", async () => {
+    const response = await post({ url: "https://example.com", headers: { big: "x".repeat(11 * 1024 * 1024) } })
+    expect(response.status).toBe(413)
+    expect((await response.json()).success).toBe(false)
+  })
+
+  it("answers unknown routes with a JSON 404", async () => {
+    const response = await open.handler(new Request("http://api.test/v2/nothing-here"))
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ success: false, code: "NOT_FOUND" })
+  })
+
+  it("serves health and the OpenAPI document without a key", async () => {
+    const health = await keyed.handler(new Request("http://api.test/"))
+    expect(health.status).toBe(200)
+    expect(await health.json()).toMatchObject({ success: true, message: "webdata API" })
+    const spec = await keyed.handler(new Request("http://api.test/v2/openapi.json"))
+    expect(spec.status).toBe(200)
+    expect((await spec.json()).paths["/v2/scrape"].post).toBeDefined()
+  })
+
+  it("checks bearer keys when keys are configured", async () => {
+    const missing = await post({ url: "https://example.com" }, { handler: keyed })
+    expect(missing.status).toBe(401)
+    expect(await missing.json()).toMatchObject({ success: false, code: "UNAUTHORIZED" })
+    const wrong = await post({ url: "https://example.com" }, { handler: keyed, headers: { authorization: "Bearer nope" } })
+    expect(wrong.status).toBe(401)
+    expect((await wrong.json()).error).toBe("Unauthorized: Invalid token")
+    const right = await post({ url: "https://example.com" }, { handler: keyed, headers: { authorization: "Bearer k2" } })
+    expect(right.status).toBe(200)
+  })
+
+  it("runs open without keys, whatever the Authorization header says", async () => {
+    const response = await post({ url: "https://example.com" }, { headers: { authorization: "Bearer anything" } })
+    expect(response.status).toBe(200)
+  })
+
+  it("allows cross-origin calls", async () => {
+    const response = await open.handler(
+      new Request("http://api.test/v2/scrape", {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+      }),
+    )
+    expect(response.status).toBeLessThan(300)
+    expect(response.headers.get("access-control-allow-origin")).toBe("*")
+  })
+})
