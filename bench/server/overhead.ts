@@ -17,7 +17,10 @@ const makePage = (): string => {
   const paragraph = (i: number) =>
     `<p>Paragraph ${i} of the article explains, in plain words, how the <a href="/glossary/${i}">term ${i}</a> relates to the measurements in the previous section, with enough detail to be useful and a few numbers such as ${i * 17} and ${i * 3.5}.</p>`
   const nav = Array.from({ length: 40 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join("")
-  const rows = Array.from({ length: 30 }, (_, i) => `<tr><td>Row ${i}</td><td>${i * 2}</td><td>${i * 3}</td></tr>`).join("")
+  const rows = Array.from(
+    { length: 30 },
+    (_, i) => `<tr><td>Row ${i}</td><td>${i * 2}</td><td>${i * 3}</td></tr>`,
+  ).join("")
   const body = Array.from({ length: 260 }, (_, i) =>
     i % 40 === 0 ? `<h2>Part ${i / 40 + 1}</h2>${paragraph(i)}` : paragraph(i),
   ).join("\n")
@@ -70,7 +73,9 @@ const scrape = async () => {
   if (!body.success) throw new Error(`scrape failed: ${JSON.stringify(body)}`)
 }
 
-console.log(`page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, ${ROUNDS} rounds × ${REQUESTS} sequential requests`)
+console.log(
+  `page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, ${ROUNDS} rounds × ${REQUESTS} sequential requests`,
+)
 await time(bareFetch, WARMUP)
 await time(scrape, WARMUP)
 const rounds: Array<{ fetchP50: number; fetchP99: number; scrapeP50: number; scrapeP99: number }> = []

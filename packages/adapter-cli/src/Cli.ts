@@ -1,8 +1,8 @@
 /** The `webdata` command line: its commands and how failures end the process. */
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Cause, Console, Effect, Exit, Option } from "effect"
 import { VERSION } from "@webdata/core"
+import { Cause, Console, Effect, Exit, Option } from "effect"
 import { scrapeCommand } from "./commands/scrape.js"
 import { serveCommand } from "./commands/serve.js"
 import { CliFailure } from "./Scraper.js"

@@ -3,18 +3,18 @@
  * webdata or Firecrawl server through the typed client of the same contract.
  */
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Context, Effect, Layer } from "effect"
 import {
   Decode,
   type Document,
   Engine,
   ErrorBody,
-  Scrape,
-  ScrapeRequest,
-  type ScrapeOptionsInput,
-  WebdataApi,
   mapError,
+  Scrape,
+  type ScrapeOptionsInput,
+  ScrapeRequest,
+  WebdataApi,
 } from "@webdata/core"
+import { Context, Effect, Layer } from "effect"
 
 /** A one-line failure the CLI prints before exiting with status 1. */
 export class CliFailure extends Error {}

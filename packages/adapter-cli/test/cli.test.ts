@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { serve, type RunningServer } from "@webdata/adapter-express"
+import { type RunningServer, serve } from "@webdata/adapter-express"
 import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
@@ -23,7 +23,8 @@ const webdata = (args: ReadonlyArray<string>, env: Record<string, string> = {}):
       process.execPath,
       ["--import", "tsx", "--conditions=source", bin, ...args],
       { env: { ...process.env, WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
     )
   })
 

@@ -1,7 +1,8 @@
 /** An Express Router that serves the webdata v2 API, for `app.use("/", webdataRouter(...))`. */
-import { type Layer, Layer as L } from "effect"
+
+import { Engine, type EngineOptions, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
+import { Layer as L, type Layer } from "effect"
 import express, { type ErrorRequestHandler, type Router } from "express"
-import { Engine, ServerConfig, makeWebHandler, type EngineServices, type EngineOptions } from "@webdata/core"
 import { type ExpressMiddlewareOptions, toExpressMiddleware } from "./toExpressMiddleware.js"
 
 export interface WebdataRouterOptions extends ExpressMiddlewareOptions {

@@ -1,9 +1,9 @@
 /** A ready Express server for the API (what `npm start` and `webdata serve` run). */
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
 import express from "express"
-import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { toExpressMiddleware } from "./toExpressMiddleware.js"
 
 export interface ServeOptions {

@@ -3,7 +3,7 @@
  * on as JSON), under any mount path, streams the response and keeps every `Set-Cookie` header.
  */
 import { Readable } from "node:stream"
-import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from "express"
+import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction, RequestHandler } from "express"
 
 export type WebHandlerFunction = (request: Request) => Promise<Response>
 
@@ -91,7 +91,7 @@ export const toExpressMiddleware = (
       const request = new Request(url, {
         method: req.method,
         headers: toHeaders(req, reserialised),
-        ...(body !== undefined ? { body } : {}),
+        ...(body !== undefined ? { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) } : {}),
         signal: aborter.signal,
       })
       await send(await handler(request), res)

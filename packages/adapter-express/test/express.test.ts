@@ -79,7 +79,10 @@ describe("webdataRouter()", () => {
   })
 
   it("works under a prefix behind express.json()", async () => {
-    const response = await postJson(`${withParser.url}/api/v2/scrape`, JSON.stringify({ url: `${site.url}/article`, formats: ["links"] }))
+    const response = await postJson(
+      `${withParser.url}/api/v2/scrape`,
+      JSON.stringify({ url: `${site.url}/article`, formats: ["links"] }),
+    )
     expect(response.status).toBe(200)
     const body = await response.json()
     expect(body.data.links).toContain(`${site.url}/topics`)
@@ -96,7 +99,10 @@ describe("webdataRouter()", () => {
   })
 
   it("works at the root without a body parser, and validates strictly", async () => {
-    const response = await postJson(`${withoutParser.url}/v2/scrape`, JSON.stringify({ url: `${site.url}/article`, extra: 1 }))
+    const response = await postJson(
+      `${withoutParser.url}/v2/scrape`,
+      JSON.stringify({ url: `${site.url}/article`, extra: 1 }),
+    )
     expect(response.status).toBe(400)
     expect((await response.json()).error).toMatch(/Unrecognized key/)
     const health = await fetch(`${withoutParser.url}/`)
@@ -153,7 +159,10 @@ describe("toExpressMiddleware()", () => {
 describe("the official Firecrawl SDK", () => {
   it("scrapes through the Express adapter", async () => {
     const client = new Firecrawl({ apiKey: "test-key", apiUrl: api.url })
-    const document = await client.scrape(`${site.url}/article`, { formats: ["markdown", "links"], onlyMainContent: true })
+    const document = await client.scrape(`${site.url}/article`, {
+      formats: ["markdown", "links"],
+      onlyMainContent: true,
+    })
     expect(document.markdown).toContain("Tidal power captures the energy")
     expect(document.links).toContain(`${site.url}/topics`)
     expect(document.metadata?.statusCode).toBe(200)

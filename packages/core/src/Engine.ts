@@ -24,11 +24,7 @@ const cacheLayer = (maxBytes: number | undefined) =>
   maxBytes === 0 ? ScrapeCache.layerDisabled : ScrapeCache.layerMemory(maxBytes !== undefined ? { maxBytes } : {})
 
 const assemble = (guard: Layer.Layer<UrlGuard.UrlGuard>, cacheMaxBytes: number | undefined) =>
-  Scrape.layer.pipe(
-    Layer.provide(HttpFetcher.layer),
-    Layer.provide(guard),
-    Layer.provide(cacheLayer(cacheMaxBytes)),
-  )
+  Scrape.layer.pipe(Layer.provide(HttpFetcher.layer), Layer.provide(guard), Layer.provide(cacheLayer(cacheMaxBytes)))
 
 export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> =>
   assemble(

@@ -36,13 +36,15 @@ export const make = Effect.gen(function* () {
     const minAge = input.minAge
     const maxAge = input.lockdown ? LOCKDOWN_MAX_AGE_MS : input.maxAge
     if (minAge === undefined && maxAge === 0) return Effect.succeedNone
-    return cache.get(key).pipe(
-      Effect.map(
-        Option.filter((page) =>
-          minAge !== undefined ? now - page.cachedAt >= minAge : now - page.cachedAt <= maxAge,
+    return cache
+      .get(key)
+      .pipe(
+        Effect.map(
+          Option.filter((page) =>
+            minAge !== undefined ? now - page.cachedAt >= minAge : now - page.cachedAt <= maxAge,
+          ),
         ),
-      ),
-    )
+      )
   }
 
   const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput) {

@@ -7,7 +7,9 @@ export const connection = {
   apiUrl: Options.text("api-url").pipe(
     Options.withFallbackConfig(Config.string("WEBDATA_API_URL")),
     Options.optional,
-    Options.withDescription("Call this webdata (or Firecrawl v2) server instead of scraping in process; env WEBDATA_API_URL"),
+    Options.withDescription(
+      "Call this webdata (or Firecrawl v2) server instead of scraping in process; env WEBDATA_API_URL",
+    ),
   ),
   apiKey: Options.text("api-key").pipe(
     Options.withFallbackConfig(Config.string("WEBDATA_API_KEY")),

@@ -1,12 +1,14 @@
 /** `webdata scrape <url>`: markdown to stdout, or the formats / whole document asked for. */
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { Console, Effect, Option } from "effect"
 import type { Document } from "@webdata/core"
+import { Console, Effect, Option } from "effect"
 import { CliFailure, Scraper } from "../Scraper.js"
 import { connection, withScraper } from "./connection.js"
 
-const url = Args.text({ name: "url" }).pipe(Args.withDescription("The page to scrape (http:// is assumed without a scheme)"))
+const url = Args.text({ name: "url" }).pipe(
+  Args.withDescription("The page to scrape (http:// is assumed without a scheme)"),
+)
 
 const options = {
   url,
@@ -45,7 +47,10 @@ const options = {
 }
 
 const splitList = (values: ReadonlyArray<string>) =>
-  values.flatMap((value) => value.split(",")).map((value) => value.trim()).filter((value) => value !== "")
+  values
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter((value) => value !== "")
 
 const parseHeaders = (values: ReadonlyArray<string>): Effect.Effect<Record<string, string>, CliFailure> =>
   Effect.forEach(values, (value) => {

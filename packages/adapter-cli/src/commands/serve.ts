@@ -1,7 +1,7 @@
 /** `webdata serve`: the v2 API on a port, like `npm start`. */
 import { Command, Options } from "@effect/cli"
-import { Config, Effect } from "effect"
 import { serve } from "@webdata/adapter-express"
+import { Config, Effect } from "effect"
 import { CliFailure } from "../Scraper.js"
 
 const options = {

@@ -3,7 +3,7 @@
  * validation rules and messages follow Firecrawl's, so its clients see the same 400s.
  */
 import { Schema } from "effect"
-import { Actions, actionsWaitMs } from "./Actions.js"
+import { type Action, Actions, actionsWaitMs } from "./Actions.js"
 import { DEFAULT_FORMATS, Formats } from "./Formats.js"
 import { TargetUrl } from "./Url.js"
 
@@ -100,14 +100,15 @@ const waitForWithinTimeout = <A extends { readonly waitFor: number; readonly tim
     message: "waitFor must not exceed half of timeout",
   }
 
-const totalWaitWithinLimit = <A extends { readonly waitFor: number; readonly actions?: Actions | undefined }>(
+const totalWaitWithinLimit = <
+  A extends { readonly waitFor: number; readonly actions?: ReadonlyArray<Action> | undefined },
+>(
   options: A,
 ) =>
   options.waitFor + actionsWaitMs(options.actions ?? []) <= 60_000 || {
     path: ["actions"],
     message: "Total wait time (waitFor + wait actions) cannot exceed 60 seconds",
   }
-type Actions = typeof Actions.Type
 
 export const ScrapeOptions = Schema.Struct(scrapeOptionFields).pipe(
   Schema.filter(waitForWithinTimeout),

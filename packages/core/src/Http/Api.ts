@@ -19,6 +19,43 @@ import { Context, Schema } from "effect"
 import { Document } from "../Domain/Document.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 
+const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
+const BAD_REQUEST_DESCRIPTION =
+  "Malformed JSON (BAD_REQUEST_INVALID_JSON), a validation failure (BAD_REQUEST; `details` lists the issues), or an option this server cannot honour yet"
+
+/**
+ * HttpApi documents its own decode error on every endpoint, but handlers decode bodies themselves and answer
+ * `ErrorBody`, so that schema is dropped from the document to keep it true.
+ */
+const withoutDecodeError = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip)
+    if (node === null || typeof node !== "object") return node
+    const object = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, strip(value)])) as JsonObject
+    if (Array.isArray(object.anyOf)) {
+      const rest = object.anyOf.filter((member) => (member as JsonObject).$ref !== DECODE_ERROR_REF)
+      if (rest.length === 1) {
+        const { anyOf: _, ...others } = object
+        return { ...others, ...(rest[0] as JsonObject) }
+      }
+      object.anyOf = rest
+    }
+    return object
+  }
+  const result = strip(spec) as OpenApi.OpenAPISpec
+  for (const operations of Object.values(result.paths))
+    for (const operation of Object.values(operations) as Array<OpenApi.OpenAPISpecOperation | undefined>) {
+      const bad = operation?.responses?.["400"]
+      if (operation === undefined || bad === undefined) continue
+      const schema = bad.content?.["application/json"]?.schema as JsonObject | undefined
+      if (schema?.$ref === DECODE_ERROR_REF) delete operation.responses["400"]
+      else bad.description = BAD_REQUEST_DESCRIPTION
+    }
+  for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete result.components.schemas[name]
+  return result as unknown as Record<string, unknown>
+}
+type JsonObject = Record<string, unknown>
+
 /** The error envelope: `{ success: false, code, error, details? }`. */
 export class ErrorBody extends Schema.Class<ErrorBody>("ErrorBody")({
   success: Schema.Literal(false),
@@ -47,7 +84,10 @@ export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("Autho
   provides: Caller,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "`Authorization: Bearer <key>`; not needed when the server runs open"),
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "`Authorization: Bearer <key>`; not needed when the server runs open",
+      ),
     ),
   },
 }) {}
@@ -61,7 +101,7 @@ const scrapeGroup = HttpApiGroup.make("scrape")
     HttpApiEndpoint.post("scrape", "/v2/scrape")
       .setPayload(ScrapeRequest)
       .addSuccess(ScrapeResponse)
-      .addError(errorBody(400, "Invalid request, malformed JSON, or an option this server cannot honour"))
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
       .addError(errorBody(403, "The target address is not allowed"))
       .addError(errorBody(404, "No cached data (minAge / lockdown)"))
       .addError(errorBody(408, "The scrape timed out (SCRAPE_TIMEOUT)"))
@@ -98,4 +138,5 @@ export class WebdataApi extends HttpApi.make("webdata")
   .annotate(
     OpenApi.Description,
     "Web data engine with a Firecrawl v2-compatible REST API. Point the official Firecrawl SDKs at this server's root URL.",
-  ) {}
+  )
+  .annotate(OpenApi.Transform, withoutDecodeError) {}

@@ -1,8 +1,8 @@
 /** The one place where engine errors become HTTP statuses and Firecrawl's error envelope. */
 import { HttpServerResponse } from "@effect/platform"
-import { Cause, Effect } from "effect"
+import { type Cause, Effect } from "effect"
 import { v7 as uuidv7 } from "uuid"
-import type { RequestError, ScrapeError, EngineError } from "../Errors.js"
+import type { EngineError, RequestError, ScrapeError } from "../Errors.js"
 
 interface Mapped {
   readonly status: number

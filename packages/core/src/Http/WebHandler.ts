@@ -2,7 +2,14 @@
  * The whole REST API as one `(Request) => Promise<Response>`. Express, Lambda and any fetch-style host reuse it; the
  * adapters only convert their request and response types.
  */
-import { HttpApiBuilder, HttpApp, HttpMiddleware, HttpServer, HttpServerError, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  type HttpApp,
+  HttpMiddleware,
+  HttpServer,
+  HttpServerError,
+  HttpServerResponse,
+} from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import type { Scrape } from "../Scrape.js"
 import { WebdataApi } from "./Api.js"

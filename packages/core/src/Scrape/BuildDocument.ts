@@ -22,7 +22,8 @@ export interface Provenance {
 }
 
 const HTML_TYPES = /\b(text\/html|application\/xhtml\+xml)\b/i
-const TEXT_TYPES = /^(text\/|application\/(json|[\w.+-]+\+json|xml|[\w.+-]+\+xml|javascript|x-javascript|ecmascript|csv|x-ndjson|ld\+json|yaml|x-yaml|toml))/i
+const TEXT_TYPES =
+  /^(text\/|application\/(json|[\w.+-]+\+json|xml|[\w.+-]+\+xml|javascript|x-javascript|ecmascript|csv|x-ndjson|ld\+json|yaml|x-yaml|toml))/i
 
 /** Whether the content type (or, without one, the body) says HTML. */
 export const isHtml = (contentType: string | undefined, body: string): boolean =>

@@ -2,9 +2,10 @@
  * What this build can do. Options that need an engine or a feature it lacks are refused up front with a 400 and a
  * code, instead of being ignored (Firecrawl's self-hosters' top complaint is silent no-ops).
  */
-import { RequestError } from "../Errors.js"
+
 import type { FormatType } from "../Domain/Formats.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import { RequestError } from "../Errors.js"
 
 /** Formats the plain-HTTP pipeline produces. */
 export const SUPPORTED_FORMATS: ReadonlySet<FormatType> = new Set(["markdown", "html", "rawHtml", "links", "images"])
@@ -45,7 +46,10 @@ export const unsupportedOption = (options: ScrapeOptions): RequestError | undefi
       `The ${options.proxy} proxy is not available on this server; use proxy "basic" or "auto".`,
     )
   if (options.onlyCleanContent)
-    return unsupported("SCRAPE_LLM_REQUIRED", "`onlyCleanContent` needs a language model, which this server does not have yet.")
+    return unsupported(
+      "SCRAPE_LLM_REQUIRED",
+      "`onlyCleanContent` needs a language model, which this server does not have yet.",
+    )
   if (options.redactPII !== undefined && options.redactPII !== false)
     return unsupported("SCRAPE_REDACT_PII_NOT_SUPPORTED", "`redactPII` is not supported by this server yet.")
   return undefined

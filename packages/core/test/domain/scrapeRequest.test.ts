@@ -97,7 +97,10 @@ describe("ScrapeRequest", () => {
     [{ location: { country: "USA" } }, "Invalid country code"],
     [{ actions: [{ type: "wait", milliseconds: 10, selector: "#a" }] }, "not both"],
     [{ actions: Array.from({ length: 51 }, () => ({ type: "scrape" })) }, "cannot exceed 50"],
-    [{ actions: [{ type: "wait", milliseconds: 30_000 }], waitFor: 31_000, timeout: 100_000 }, "cannot exceed 60 seconds"],
+    [
+      { actions: [{ type: "wait", milliseconds: 30_000 }], waitFor: 31_000, timeout: 100_000 },
+      "cannot exceed 60 seconds",
+    ],
     [{ formats: ["nope"] }, "Bad Request"],
   ])("rejects %j", (options, message) => {
     const error = bad({ url: "https://example.com", ...options })

@@ -13,7 +13,9 @@ const scripted = Layer.succeed(Scrape, {
       case "/timeout":
         return Effect.fail(new ScrapeError({ reason: "Timeout", message: "timed out" }))
       case "/dns":
-        return Effect.fail(new ScrapeError({ reason: "DnsResolution", message: 'DNS resolution failed for hostname "x"' }))
+        return Effect.fail(
+          new ScrapeError({ reason: "DnsResolution", message: 'DNS resolution failed for hostname "x"' }),
+        )
       case "/blocked":
         return Effect.fail(new ScrapeError({ reason: "BlockedAddress", message: "refused" }))
       case "/cache-miss":
@@ -54,7 +56,12 @@ describe("the web handler", () => {
       success: true,
       data: {
         markdown: "# /page",
-        metadata: { sourceURL: "https://example.com/page", url: "https://example.com/page", statusCode: 200, scrapeId: "id" },
+        metadata: {
+          sourceURL: "https://example.com/page",
+          url: "https://example.com/page",
+          statusCode: 200,
+          scrapeId: "id",
+        },
       },
     })
   })
@@ -73,7 +80,11 @@ describe("the web handler", () => {
     const response = await post({ url: "https://example.com", waitFor: 40_000, timeout: 60_000 })
     expect(response.status).toBe(400)
     const body = await response.json()
-    expect(body).toMatchObject({ success: false, code: "BAD_REQUEST", error: "waitFor must not exceed half of timeout" })
+    expect(body).toMatchObject({
+      success: false,
+      code: "BAD_REQUEST",
+      error: "waitFor must not exceed half of timeout",
+    })
     expect(body.details[0]).toMatchObject({ code: "custom", path: ["waitFor"] })
   })
 
@@ -138,10 +149,16 @@ describe("the web handler", () => {
     const missing = await post({ url: "https://example.com" }, { handler: keyed })
     expect(missing.status).toBe(401)
     expect(await missing.json()).toMatchObject({ success: false, code: "UNAUTHORIZED" })
-    const wrong = await post({ url: "https://example.com" }, { handler: keyed, headers: { authorization: "Bearer nope" } })
+    const wrong = await post(
+      { url: "https://example.com" },
+      { handler: keyed, headers: { authorization: "Bearer nope" } },
+    )
     expect(wrong.status).toBe(401)
     expect((await wrong.json()).error).toBe("Unauthorized: Invalid token")
-    const right = await post({ url: "https://example.com" }, { handler: keyed, headers: { authorization: "Bearer k2" } })
+    const right = await post(
+      { url: "https://example.com" },
+      { handler: keyed, headers: { authorization: "Bearer k2" } },
+    )
     expect(right.status).toBe(200)
   })
 

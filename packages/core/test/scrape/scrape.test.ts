@@ -32,7 +32,12 @@ describe("scrape over HTTP", () => {
     expect(markdown).toContain("| Sihwa Lake | South Korea | 254 |")
     expect(markdown).toContain("```python")
     expect(markdown).toContain(`[2025 tidal report](${site.url}/reports/2025-tidal.pdf)`)
-    for (const boilerplate of ["Subscribe to the newsletter", "Trending now", "Accept all cookies", "All rights reserved"])
+    for (const boilerplate of [
+      "Subscribe to the newsletter",
+      "Trending now",
+      "Accept all cookies",
+      "All rights reserved",
+    ])
       expect(markdown).not.toContain(boilerplate)
     expect(Object.keys(document).sort()).toEqual(["markdown", "metadata"])
   })

@@ -44,7 +44,10 @@ export const routes: Record<string, Route> = {
     type: "text/html; charset=windows-1252",
     body: Buffer.from(html("<p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u00e0 la carte</p>", "Menu"), "latin1"),
   }),
-  "/image.png": () => ({ type: "image/png", body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]) }),
+  "/image.png": () => ({
+    type: "image/png",
+    body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
+  }),
 }
 
 export const startFixtureSite = async (): Promise<FixtureSite> => {
