@@ -4,6 +4,7 @@
  */
 import { Config, Effect, Layer } from "effect"
 import * as ScrapeCache from "./Cache/ScrapeCache.js"
+import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
 import * as Scrape from "./Scrape.js"
@@ -23,8 +24,11 @@ export type EngineServices = Scrape.Scrape
 const cacheLayer = (maxBytes: number | undefined) =>
   maxBytes === 0 ? ScrapeCache.layerDisabled : ScrapeCache.layerMemory(maxBytes !== undefined ? { maxBytes } : {})
 
-const assemble = (guard: Layer.Layer<UrlGuard.UrlGuard>, cacheMaxBytes: number | undefined) =>
-  Scrape.layer.pipe(Layer.provide(HttpFetcher.layer), Layer.provide(guard), Layer.provide(cacheLayer(cacheMaxBytes)))
+const assemble = (
+  guard: Layer.Layer<UrlGuard.UrlGuard>,
+  fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>,
+  cacheMaxBytes: number | undefined,
+) => Scrape.layer.pipe(Layer.provide(fetcher), Layer.provide(guard), Layer.provide(cacheLayer(cacheMaxBytes)))
 
 export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> =>
   assemble(
@@ -32,6 +36,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       allowPrivateAddresses: options.allowPrivateAddresses ?? false,
       allow: options.allowedTargets ?? [],
     }),
+    HttpFetcher.layer,
     options.cacheMaxBytes,
   )
 
@@ -39,6 +44,6 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
 export const layerConfig: Layer.Layer<EngineServices> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
-    return assemble(UrlGuard.layerConfig, Math.round(cacheMb * 1024 * 1024))
+    return assemble(UrlGuard.layerConfig, Layer.orDie(HttpFetcher.layerConfig), Math.round(cacheMb * 1024 * 1024))
   }).pipe(Effect.orDie),
 )

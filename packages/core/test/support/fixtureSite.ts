@@ -44,6 +44,18 @@ export const routes: Record<string, Route> = {
     type: "text/html; charset=windows-1252",
     body: Buffer.from(html("<p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e \u00e0 la carte</p>", "Menu"), "latin1"),
   }),
+  "/deep": (url) => {
+    const depth = Number(url.searchParams.get("n") ?? 100_000)
+    return {
+      type: "text/html; charset=utf-8",
+      body: html(`${"<div>".repeat(depth)}<p>Deep inside the nesting.</p>${"</div>".repeat(depth)}<p>After the nesting.</p>`),
+    }
+  },
+  "/many-links": (url) => {
+    const count = Number(url.searchParams.get("n") ?? 100_000)
+    const links = Array.from({ length: count }, (_, i) => `<a href="/l/${i}">link ${i}</a>`).join(" ")
+    return { type: "text/html; charset=utf-8", body: html(`<p>Many links follow.</p>${links}`) }
+  },
   "/image.png": () => ({
     type: "image/png",
     body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]),
