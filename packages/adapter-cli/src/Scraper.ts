@@ -1,18 +1,18 @@
 /**
  * Where the CLI's work runs: in this process (the engine configured from the environment) or, with `--api-url`, on a
- * webdata or Firecrawl server through the typed client of the same contract.
+ * webdata or Firecrawl server (plain `POST /v2/scrape`).
  */
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import {
   Decode,
   type Document,
   Engine,
-  ErrorBody,
   mapError,
+  RequestError,
   Scrape,
+  ScrapeError,
   type ScrapeOptionsInput,
   ScrapeRequest,
-  WebdataApi,
 } from "@webdata/core"
 import { Context, Effect, Layer } from "effect"
 
@@ -26,14 +26,9 @@ export interface ScraperShape {
 export class Scraper extends Context.Tag("@webdata/adapter-cli/Scraper")<Scraper, ScraperShape>() {}
 
 const describe = (error: unknown): string => {
-  if (error instanceof ErrorBody) return `${error.error}${error.code ? ` (${error.code})` : ""}`
-  if (error !== null && typeof error === "object" && "_tag" in error) {
-    const tagged = error as { _tag: string; message?: string; error?: string }
-    if (tagged._tag === "RequestError" || tagged._tag === "ScrapeError") {
-      const { code, message } = mapError(error as Parameters<typeof mapError>[0])
-      return `${message} (${code})`
-    }
-    return tagged.error ?? tagged.message ?? tagged._tag
+  if (error instanceof RequestError || error instanceof ScrapeError) {
+    const { code, message } = mapError(error)
+    return `${message} (${code})`
   }
   return error instanceof Error ? error.message : String(error)
 }
@@ -54,23 +49,44 @@ export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
   }),
 ).pipe(Layer.provide(Engine.layerConfig))
 
+interface ApiAnswer {
+  readonly success?: boolean
+  readonly data?: Document
+  readonly error?: string
+  readonly code?: string
+}
+
+/** Remote mode: the same request to a server's `POST /v2/scrape`, validated here first so typos fail fast. */
 export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.Layer<Scraper> =>
   Layer.effect(
     Scraper,
     Effect.gen(function* () {
-      const client = yield* HttpApiClient.make(WebdataApi, {
-        baseUrl: apiUrl.replace(/\/+$/, ""),
-        transformClient: HttpClient.mapRequest((request) =>
-          apiKey ? HttpClientRequest.bearerToken(request, apiKey) : request,
-        ),
-      })
+      const client = yield* HttpClient.HttpClient
+      const endpoint = `${apiUrl.replace(/\/+$/, "")}/v2/scrape`
       return {
-        scrape: (url, options) =>
-          Decode.decodeStrict(ScrapeRequest)({ ...options, url, origin: "webdata-cli" }).pipe(
-            Effect.flatMap((payload) => client.scrape.scrape({ payload })),
-            Effect.map((response) => response.data as Document),
+        scrape: (url, options) => {
+          const body = { ...options, url, origin: "webdata-cli" }
+          return Decode.decodeStrict(ScrapeRequest)(body).pipe(
+            Effect.zipRight(
+              HttpClientRequest.post(endpoint).pipe(
+                HttpClientRequest.bodyUnsafeJson(body),
+                apiKey ? HttpClientRequest.bearerToken(apiKey) : (request) => request,
+                client.execute,
+                Effect.flatMap((response) => response.json),
+                Effect.scoped,
+              ),
+            ),
             Effect.mapError(fail),
-          ),
+            Effect.flatMap((answer) => {
+              const { success, data, error, code } = answer as ApiAnswer
+              return success === true && data !== undefined
+                ? Effect.succeed(data)
+                : Effect.fail(
+                    new CliFailure(`${error ?? "The server answered without a document"}${code ? ` (${code})` : ""}`),
+                  )
+            }),
+          )
+        },
       }
     }),
   ).pipe(Layer.provide(FetchHttpClient.layer))

@@ -19,8 +19,12 @@ export interface WebdataRouter extends Router {
   readonly dispose: () => Promise<void>
 }
 
-/** Errors of a body parser mounted in front of the router answer the API's envelope instead of Express's HTML. */
-const bodyParserErrors: ErrorRequestHandler = (error, _req, res, next) => {
+/**
+ * Errors of a body parser in front of the router (malformed JSON, too large) as the API's envelope instead of
+ * Express's HTML page. Express skips routers when an error is pending, so mount this after the router yourself:
+ * `app.use(express.json()); app.use("/api", webdataRouter()); app.use(webdataErrorHandler)`.
+ */
+export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next) => {
   const type = (error as { type?: unknown }).type
   if (type === "entity.parse.failed")
     return void res
@@ -36,6 +40,5 @@ export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter
   const { handler, dispose } = makeWebHandler(L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })))
   const router = express.Router()
   router.use(toExpressMiddleware(handler, options))
-  router.use(bodyParserErrors)
   return Object.assign(router, { dispose })
 }

@@ -91,7 +91,8 @@ export const toExpressMiddleware = (
       const request = new Request(url, {
         method: req.method,
         headers: toHeaders(req, reserialised),
-        ...(body !== undefined ? { body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) } : {}),
+        // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
+        ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
         signal: aborter.signal,
       })
       await send(await handler(request), res)

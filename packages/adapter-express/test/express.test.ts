@@ -5,7 +5,14 @@ import { Engine, ServerConfig } from "@webdata/core"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
-import { type RunningServer, serve, toExpressMiddleware, type WebdataRouter, webdataRouter } from "../src/index.js"
+import {
+  type RunningServer,
+  serve,
+  toExpressMiddleware,
+  type WebdataRouter,
+  webdataErrorHandler,
+  webdataRouter,
+} from "../src/index.js"
 
 let site: FixtureSite
 let api: RunningServer
@@ -67,6 +74,7 @@ describe("webdataRouter()", () => {
     const parsed = express()
     parsed.use(express.json())
     parsed.use("/api", router)
+    parsed.use(webdataErrorHandler)
     withParser = await listen(parsed)
     const raw = express()
     raw.use(router)

@@ -7,12 +7,13 @@ import { Context, Duration, Effect, Layer, Option } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { decodeBody } from "./Content/Charset.js"
+import { findInvalidSelector } from "./Content/Selectors.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
-import { buildDocument, isTextual, type PageContent } from "./Scrape/BuildDocument.js"
+import { buildDocument, isTextual, type PageContent, type Provenance } from "./Scrape/BuildDocument.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
@@ -24,6 +25,18 @@ export class Scrape extends Context.Tag("@webdata/core/Scrape")<
   Scrape,
   { readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError> }
 >() {}
+
+/** The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. */
+const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
+  Effect.try({
+    try: () => buildDocument(input, page, provenance),
+    catch: (error) =>
+      new ScrapeError({
+        reason: "EngineFailed",
+        url: page.url,
+        message: `Could not process the content of ${page.url}: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+  }).pipe(Effect.withSpan("Scrape.buildDocument"))
 
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
@@ -74,12 +87,17 @@ export const make = Effect.gen(function* () {
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
     const problem = unsupportedOption(input)
     if (problem !== undefined) return yield* problem
+    const badSelector =
+      findInvalidSelector("includeTags", input.includeTags ?? []) ??
+      findInvalidSelector("excludeTags", input.excludeTags ?? [])
+    if (badSelector !== undefined)
+      return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: badSelector.message })
     const scrapeId = uuidv7()
     const url = withScheme(input.url)
     const key = cacheKey(url)
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
-      return buildDocument(input, cached.value, {
+      return yield* build(input, cached.value, {
         sourceURL: input.url,
         scrapeId,
         cacheState: "hit",
@@ -95,7 +113,7 @@ export const make = Effect.gen(function* () {
     const page = yield* fetchPage(url, input)
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     if (input.storeInCache && !input.zeroDataRetention && !hasHeaders) yield* cache.set(key, page)
-    return buildDocument(input, page satisfies PageContent, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    return yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
   })
 
   return {

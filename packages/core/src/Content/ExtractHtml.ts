@@ -2,6 +2,15 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
+import { absolutizeUrls, removeJunk, replaceBase64Images } from "./Clean.js"
+import { baseUrl, parseDocument } from "./Dom.js"
+import { extractImages, extractLinks } from "./Links.js"
+import { extractMainContent } from "./MainContent.js"
+import { toMarkdown } from "./Markdown.js"
+import { extractMetadata } from "./Metadata.js"
+import { keepMatching, removeMatching } from "./Selectors.js"
+
+export { InvalidSelectorError } from "./Selectors.js"
 
 /** Page metadata: the named Firecrawl fields plus every `<meta name|property|itemprop>` under its raw key. */
 export type PageMetadata = Record<string, string | Array<string>>
@@ -30,6 +39,36 @@ export interface HtmlExtraction {
   readonly metadata: PageMetadata
 }
 
-export const extractHtml = (_html: string, _options: HtmlExtractionOptions): HtmlExtraction => {
-  throw new Error("not implemented yet")
+/** Throws `InvalidSelectorError` when an include/exclude selector cannot be parsed. */
+export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlExtraction => {
+  const document = parseDocument(html)
+  const base = baseUrl(document, options.url)
+  // Metadata, links and images describe the whole page, before anything is removed.
+  const metadata = extractMetadata(document, base)
+  const links = options.formats.links ? extractLinks(document, base) : undefined
+  const images = options.formats.images ? extractImages(document, base) : undefined
+  if (!options.formats.markdown && !options.formats.html)
+    return { metadata, ...(links ? { links } : {}), ...(images ? { images } : {}) }
+
+  let body: Element = document.body ?? document.documentElement ?? document.createElement("body")
+  if (options.includeTags.length > 0) body = keepMatching(document, options.includeTags)
+  removeJunk(body)
+  removeMatching(body, options.excludeTags)
+  absolutizeUrls(body, base)
+  // With includeTags the caller chose the content; main-content extraction would second-guess it.
+  const content =
+    options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(document, body).root : body
+  const cleanedHtml = options.formats.html ? content.innerHTML.trim() : undefined
+  let markdown: string | undefined
+  if (options.formats.markdown) {
+    if (options.removeBase64Images) replaceBase64Images(content)
+    markdown = toMarkdown(content)
+  }
+  return {
+    metadata,
+    ...(markdown !== undefined ? { markdown } : {}),
+    ...(cleanedHtml !== undefined ? { html: cleanedHtml } : {}),
+    ...(links ? { links } : {}),
+    ...(images ? { images } : {}),
+  }
 }

@@ -15,7 +15,7 @@ import {
   HttpApiSecurity,
   OpenApi,
 } from "@effect/platform"
-import { Context, Schema } from "effect"
+import { Context, JSONSchema, Schema } from "effect"
 import { Document } from "../Domain/Document.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 
@@ -57,15 +57,25 @@ const withoutDecodeError = (spec: Record<string, unknown>): Record<string, unkno
 type JsonObject = Record<string, unknown>
 
 /** The error envelope: `{ success: false, code, error, details? }`. */
-export class ErrorBody extends Schema.Class<ErrorBody>("ErrorBody")({
+export const ErrorBody = Schema.Struct({
   success: Schema.Literal(false),
   code: Schema.optional(Schema.String),
   error: Schema.String,
   details: Schema.optional(Schema.Unknown),
-}) {}
+})
+export type ErrorBody = typeof ErrorBody.Type
 
+/**
+ * Error responses for the document only. Handlers answer errors as ready responses, so at run time these schemas
+ * must match nothing: HttpApi encodes unexpected failures against every declared error schema, and a structural
+ * match would turn a defect into an empty response of the wrong status.
+ */
+const { $schema: _draft, ...errorBodyJsonSchema } = JSONSchema.make(ErrorBody)
 const errorBody = (status: number, description: string) =>
-  ErrorBody.annotations(HttpApiSchema.annotations({ status, description }))
+  Schema.declare((_: unknown): _ is ErrorBody => false, {
+    identifier: "ErrorBody",
+    jsonSchema: errorBodyJsonSchema,
+  }).annotations(HttpApiSchema.annotations({ status, description }))
 
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   {

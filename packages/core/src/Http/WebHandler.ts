@@ -2,17 +2,10 @@
  * The whole REST API as one `(Request) => Promise<Response>`. Express, Lambda and any fetch-style host reuse it; the
  * adapters only convert their request and response types.
  */
-import {
-  HttpApiBuilder,
-  type HttpApp,
-  HttpMiddleware,
-  HttpServer,
-  HttpServerError,
-  HttpServerResponse,
-} from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpServer, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import type { Scrape } from "../Scrape.js"
-import { WebdataApi } from "./Api.js"
+import { Unauthorized, WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
 import { defectResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
@@ -28,12 +21,16 @@ const notFound = HttpServerResponse.unsafeJson(
   { status: 404 },
 )
 
-/** Unknown routes answer the JSON envelope, and any defect becomes a logged 500 instead of a bare error. */
+/** Unknown routes and auth failures answer the JSON envelope; any defect becomes a logged 500 with an error id. */
 const envelope = (app: HttpApp.Default): HttpApp.Default =>
   Effect.catchAllCause(app, (cause) => {
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
     if (Option.isSome(failure) && failure.value instanceof HttpServerError.RouteNotFound)
       return Effect.succeed(notFound)
+    if (Option.isSome(failure) && failure.value instanceof Unauthorized) {
+      const { success, code, error } = failure.value
+      return Effect.succeed(HttpServerResponse.unsafeJson({ success, code, error }, { status: 401 }))
+    }
     return defectResponse(cause)
   })
 
@@ -46,6 +43,11 @@ export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(Layer.provide(Handle
  */
 export const makeWebHandler = (services: Layer.Layer<Scrape | ServerConfig>): WebHandler =>
   HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(apiLayer, HttpServer.layerContext, HttpApiBuilder.middlewareCors()).pipe(Layer.provide(services)),
-    { middleware: (app) => envelope(HttpMiddleware.xForwardedHeaders(app)) as HttpApp.Default },
+    Layer.mergeAll(
+      apiLayer,
+      HttpServer.layerContext,
+      HttpApiBuilder.middlewareCors(),
+      // Inside the API app, so that it sees unknown routes and defects before they become empty responses.
+      HttpApiBuilder.middleware(envelope),
+    ).pipe(Layer.provide(services)),
   )

@@ -201,8 +201,11 @@ export const layer = (options: UrlGuardOptions): Layer.Layer<UrlGuard> => Layer.
  */
 export const layerConfig: Layer.Layer<UrlGuard> = Layer.unwrapEffect(
   Effect.gen(function* () {
+    // An empty value (`WEBDATA_ALLOW_PRIVATE_ADDRESSES=`) means unset, as shells and .env files use it.
+    const raw = yield* Config.string("WEBDATA_ALLOW_PRIVATE_ADDRESSES").pipe(Config.withDefault(""))
     const allowPrivateAddresses = yield* Config.boolean("WEBDATA_ALLOW_PRIVATE_ADDRESSES").pipe(
       Config.withDefault(false),
+      (config) => (raw.trim() === "" ? Config.succeed(false) : config),
     )
     const allow = yield* Config.string("WEBDATA_ALLOWED_TARGETS").pipe(Config.withDefault(""))
     return layer({ allowPrivateAddresses, allow: allow.split(",") })

@@ -88,23 +88,6 @@ describe("the web handler", () => {
     expect(body.details[0]).toMatchObject({ code: "custom", path: ["waitFor"] })
   })
 
-  it("refuses options this build cannot honour with a coded 400", async () => {
-    for (const [options, code] of [
-      [{ formats: ["screenshot"] }, "SCRAPE_UNSUPPORTED_FORMAT"],
-      [{ formats: [{ type: "json", prompt: "title" }] }, "SCRAPE_UNSUPPORTED_FORMAT"],
-      [{ actions: [{ type: "click", selector: "#a" }] }, "SCRAPE_ACTIONS_NOT_SUPPORTED"],
-      [{ waitFor: 1000 }, "SCRAPE_BROWSER_REQUIRED"],
-      [{ mobile: true }, "SCRAPE_BROWSER_REQUIRED"],
-    ] as const) {
-      const response = await post({ url: "https://example.com", ...options })
-      expect(response.status).toBe(400)
-      expect((await response.json()).code).toBe(code)
-    }
-    // Defaults and empty actions never fail a request.
-    const fine = await post({ url: "https://example.com", actions: [], blockAds: true, proxy: "basic" })
-    expect(fine.status).toBe(200)
-  })
-
   it.each([
     ["/timeout", 408, "SCRAPE_TIMEOUT"],
     ["/dns", 200, "SCRAPE_DNS_RESOLUTION_ERROR"],

@@ -142,6 +142,40 @@ describe("scrape over HTTP", () => {
     expect((await webdata.scrape(url)).metadata.cacheState).toBe("miss")
   })
 
+  it("refuses options this build cannot honour with a coded 400, before fetching", async () => {
+    for (const [options, code] of [
+      [{ formats: ["screenshot"] }, "SCRAPE_UNSUPPORTED_FORMAT"],
+      [{ formats: [{ type: "json", prompt: "title" }] }, "SCRAPE_UNSUPPORTED_FORMAT"],
+      [{ actions: [{ type: "click", selector: "#a" }] }, "SCRAPE_ACTIONS_NOT_SUPPORTED"],
+      [{ waitFor: 1000 }, "SCRAPE_BROWSER_REQUIRED"],
+      [{ mobile: true }, "SCRAPE_BROWSER_REQUIRED"],
+      [{ proxy: "stealth" }, "SCRAPE_PROXY_NOT_AVAILABLE"],
+    ] as const) {
+      const error = await failure(webdata.scrape(`${site.url}/article`, options))
+      expect(error.status).toBe(400)
+      expect(error.code).toBe(code)
+    }
+    // Defaults and an empty action list never fail a request.
+    const fine = await webdata.scrape(`${site.url}/article`, { actions: [], blockAds: true, proxy: "basic" })
+    expect(fine.metadata.statusCode).toBe(200)
+  })
+
+  it("refuses an invalid CSS selector with a 400", async () => {
+    const error = await failure(webdata.scrape(`${site.url}/article`, { includeTags: ["div[unclosed"] }))
+    expect(error.code).toBe("BAD_REQUEST")
+    expect(error.message).toBe('Invalid CSS selector in includeTags: "div[unclosed"')
+  })
+
+  it("keeps only includeTags and drops excludeTags", async () => {
+    const only = await webdata.scrape(`${site.url}/article`, { includeTags: ["table"] })
+    expect(only.markdown).toContain("| Site | Country | Capacity (MW) |")
+    expect(only.markdown).not.toContain("Tidal power captures")
+    const without = await webdata.scrape(`${site.url}/article`, { excludeTags: ["table", "pre"] })
+    expect(without.markdown).toContain("Tidal power captures")
+    expect(without.markdown).not.toContain("Sihwa Lake")
+    expect(without.markdown).not.toContain("def power")
+  })
+
   it("validates options like the API does", async () => {
     const error = await failure(webdata.scrape(`${site.url}/article`, { waitFor: 40_000, timeout: 60_000 }))
     expect(error.code).toBe("BAD_REQUEST")

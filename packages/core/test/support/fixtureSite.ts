@@ -48,7 +48,9 @@ export const routes: Record<string, Route> = {
     const depth = Number(url.searchParams.get("n") ?? 100_000)
     return {
       type: "text/html; charset=utf-8",
-      body: html(`${"<div>".repeat(depth)}<p>Deep inside the nesting.</p>${"</div>".repeat(depth)}<p>After the nesting.</p>`),
+      body: html(
+        `${"<div>".repeat(depth)}<p>Deep inside the nesting.</p>${"</div>".repeat(depth)}<p>After the nesting.</p>`,
+      ),
     }
   },
   "/many-links": (url) => {
@@ -65,16 +67,16 @@ export const routes: Record<string, Route> = {
 export const startFixtureSite = async (): Promise<FixtureSite> => {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
-    const route = routes[url.pathname]
-    if (route === undefined) {
-      res.writeHead(404, { "content-type": "text/html; charset=utf-8" })
-      res.end(html("<h1>Not found</h1>"))
-      return
-    }
     if (url.pathname === "/slow") {
       // Answers after `ms` milliseconds (default 10 s): for timeouts.
       const timer = setTimeout(() => res.end(html("<p>finally</p>")), Number(url.searchParams.get("ms") ?? 10_000))
       res.on("close", () => clearTimeout(timer))
+      return
+    }
+    const route = routes[url.pathname]
+    if (route === undefined) {
+      res.writeHead(404, { "content-type": "text/html; charset=utf-8" })
+      res.end(html("<h1>Not found</h1>"))
       return
     }
     const answer = route(url)

@@ -1,0 +1,40 @@
+/** Cleanup shared by every output: junk elements out, URLs absolute, the best `srcset` candidate in `src`. */
+import { absolute, largestSrcset } from "./Dom.js"
+
+/** Never content: code, styles, embedded apps, invisible templates. */
+const JUNK = "script, style, noscript, template, iframe, object, embed, svg, canvas, link, meta, head, base"
+
+export const removeJunk = (root: ParentNode): void => {
+  for (const element of Array.from(root.querySelectorAll(JUNK))) element.remove()
+  for (const element of Array.from(root.querySelectorAll("[hidden], [aria-hidden='true']"))) element.remove()
+}
+
+/** Makes `href`/`src` absolute and moves the largest `srcset` (or lazy `data-src`) candidate into `src`. */
+export const absolutizeUrls = (root: ParentNode, base: string): void => {
+  for (const anchor of Array.from(root.querySelectorAll("a[href]"))) {
+    const href = anchor.getAttribute("href") ?? ""
+    if (/^\s*javascript:/i.test(href)) anchor.removeAttribute("href")
+    else if (!href.trim().startsWith("#")) {
+      const resolved = absolute(href, base)
+      if (resolved !== undefined) anchor.setAttribute("href", resolved)
+    }
+  }
+  for (const image of Array.from(root.querySelectorAll("img"))) {
+    const srcset = image.getAttribute("srcset") ?? image.getAttribute("data-srcset")
+    const candidate =
+      (srcset ? largestSrcset(srcset) : undefined) ?? image.getAttribute("src") ?? image.getAttribute("data-src")
+    if (candidate === null || candidate === undefined) continue
+    const resolved = candidate.startsWith("data:") ? candidate : absolute(candidate, base)
+    if (resolved !== undefined) image.setAttribute("src", resolved)
+    image.removeAttribute("srcset")
+  }
+}
+
+export const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
+
+/** Replaces inline `data:` images by the placeholder (alt text stays), so markdown is not flooded with base64. */
+export const replaceBase64Images = (root: ParentNode): void => {
+  for (const image of Array.from(root.querySelectorAll("img"))) {
+    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_PLACEHOLDER)
+  }
+}
