@@ -2,7 +2,7 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
-import { absolutizeUrls, removeJunk, replaceBase64Images } from "./Clean.js"
+import { absolutizeUrls, BASE64_MARKER, BASE64_PLACEHOLDER, removeJunk, replaceBase64Images } from "./Clean.js"
 import { baseUrl, parseDocument } from "./Dom.js"
 import { extractImages, extractLinks } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
@@ -62,7 +62,7 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   let markdown: string | undefined
   if (options.formats.markdown) {
     if (options.removeBase64Images) replaceBase64Images(content)
-    markdown = toMarkdown(content)
+    markdown = toMarkdown(content).replaceAll(`(${BASE64_MARKER})`, `(${BASE64_PLACEHOLDER})`)
   }
   return {
     metadata,

@@ -176,7 +176,10 @@ const articleParts = (
   const index = siblings.indexOf(top)
   const parts: Array<Element> = []
   siblings.forEach((sibling, position) => {
-    if (sibling === top) return void parts.push(sibling)
+    if (sibling === top) {
+      parts.push(sibling)
+      return
+    }
     if (ALWAYS_CHROME.test(names(sibling))) return
     const own = stats.get(sibling)
     const density = linkDensity(own)

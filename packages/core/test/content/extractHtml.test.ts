@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest"
+import { extractHtml, type HtmlExtractionOptions } from "../../src/Content/ExtractHtml.js"
+import { textToMarkdown } from "../../src/Content/TextToMarkdown.js"
+
+const options = (overrides: Partial<HtmlExtractionOptions> = {}): HtmlExtractionOptions => ({
+  url: "https://site.example/blog/post",
+  onlyMainContent: true,
+  includeTags: [],
+  excludeTags: [],
+  removeBase64Images: true,
+  formats: { markdown: true, html: false, links: false, images: false },
+  ...overrides,
+})
+const markdown = (html: string, overrides: Partial<HtmlExtractionOptions> = {}) =>
+  extractHtml(html, options(overrides)).markdown ?? ""
+
+const sentence = (topic: string, i: number) =>
+  `The ${topic} study, part ${i}, measured how quickly the samples dried, and the results, once averaged, matched the model closely.`
+
+describe("main content", () => {
+  it("finds the article in div soup without semantic tags or helpful names", () => {
+    const links = (prefix: string) =>
+      Array.from({ length: 12 }, (_, i) => `<div><a href="/${prefix}/${i}">${prefix} item ${i}</a></div>`).join("")
+    const html = `<html><body>
+      <div class="a1">${links("menu")}</div>
+      <div class="a2"><div class="a3">
+        <div class="x"><span>Quick links</span>${links("side")}</div>
+        <div class="y"><div>${sentence("drying", 1)}</div><div>${sentence("drying", 2)}</div><div>${sentence("drying", 3)}</div>
+          <div>${sentence("drying", 4)}</div></div>
+      </div></div>
+      <div class="a4">Copyright 2026 Example Corp. ${links("legal")}</div></body></html>`
+    const result = markdown(html)
+    expect(result).toContain("The drying study, part 1")
+    expect(result).toContain("part 4")
+    expect(result).not.toContain("menu item")
+    expect(result).not.toContain("side item")
+    expect(result).not.toContain("Copyright 2026")
+  })
+
+  it("keeps the whole page when there is no article, never an empty result", () => {
+    const html = `<html><body><nav><a href="/a">Home</a></nav><div><h2>Welcome</h2><ul><li><a href="/x">Products</a></li><li><a href="/y">Pricing</a></li></ul></div></body></html>`
+    const result = markdown(html)
+    expect(result).toContain("Welcome")
+    expect(result).toContain("[Products](https://site.example/x)")
+  })
+
+  it("keeps everything with onlyMainContent false", () => {
+    const html = `<html><body><nav><a href="/a">Home page link</a></nav><article><p>${sentence("a", 1)}</p></article><footer>Footer words</footer></body></html>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("Home page link")
+    expect(result).toContain("Footer words")
+  })
+})
+
+describe("markdown", () => {
+  it("writes GFM tables, with or without thead, escaping pipes", () => {
+    const html = `<body><table><tr><td>Name</td><td>Value</td></tr><tr><td>a|b</td><td>1</td></tr></table>
+      <table><thead><tr><th>H1</th><th colspan="2">Wide</th></tr></thead><tbody><tr><td>x</td><td>y</td><td>z</td></tr></tbody></table></body>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("| Name | Value |\n| --- | --- |\n| a\\|b | 1 |")
+    expect(result).toContain("| H1 | Wide | |\n| --- | --- | --- |\n| x | y | z |")
+  })
+
+  it("fences code with its language and keeps ATX headings and absolute links", () => {
+    const html = `<body><h2>Setup</h2><pre><code class="language-ts">const a = 1\nconst b = \`x\`</code></pre>
+      <pre data-lang="bash">npm test</pre><p>See <a href="../docs">the docs</a> and <del>old</del>.</p></body>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("## Setup")
+    expect(result).toContain("```ts\nconst a = 1\nconst b = `x`\n```")
+    expect(result).toContain("```bash\nnpm test\n```")
+    expect(result).toContain("[the docs](https://site.example/docs)")
+    expect(result).toContain("~~old~~")
+  })
+
+  it("replaces base64 images, keeps alt text, and resolves against <base>", () => {
+    const html = `<html><head><base href="https://cdn.example/assets/"></head><body>
+      <img alt="inline chart" src="data:image/png;base64,iVBORw0KGgo="><img alt="photo" src="p.jpg" srcset="p-small.jpg 300w, p-big.jpg 1200w"></body></html>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("![inline chart](<Base64-Image-Removed>)")
+    expect(result).toContain("![photo](https://cdn.example/assets/p-big.jpg)")
+    expect(result).not.toContain("iVBOR")
+  })
+
+  it("drops scripts, styles and skip links", () => {
+    const html = `<body><a href="#main">Skip to content</a><script>alert(1)</script><style>p{}</style><p id="main">Text stays.</p></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe("Text stays.")
+  })
+})
+
+describe("links, images and metadata", () => {
+  it("lists every link and image of the page, absolute and deduplicated", () => {
+    const html = `<html><head><meta property="og:image" content="/og.png"></head><body>
+      <a href="/a">A</a><a href="/a">A again</a><a href="javascript:void(0)">js</a><a href="mailto:x@y.z">mail</a>
+      <img src="/i.png"><img src="data:image/gif;base64,R0lG"><img data-src="/lazy.png"></body></html>`
+    const result = extractHtml(html, options({ formats: { markdown: false, html: false, links: true, images: true } }))
+    expect(result.links).toEqual(["https://site.example/a", "mailto:x@y.z"])
+    expect(result.images).toEqual([
+      "https://site.example/i.png",
+      "https://site.example/lazy.png",
+      "https://site.example/og.png",
+    ])
+  })
+
+  it("reports named fields and raw meta keys", () => {
+    const html = `<html lang="de"><head><title> A  title </title><meta name="description" content="d1">
+      <meta name="keywords" content="k"><meta property="og:locale:alternate" content="fr_FR">
+      <meta property="article:tag" content="t1"><meta property="article:tag" content="t2"><meta itemprop="name" content="N">
+      <link rel="shortcut icon" href="/fav.ico"></head><body></body></html>`
+    const { metadata } = extractHtml(html, options())
+    expect(metadata).toMatchObject({
+      title: "A title",
+      description: "d1",
+      keywords: "k",
+      language: "de",
+      ogLocaleAlternate: ["fr_FR"],
+      articleTag: ["t1", "t2"],
+      "article:tag": ["t1", "t2"],
+      name: "N",
+      favicon: "https://site.example/fav.ico",
+    })
+  })
+})
+
+describe("hostile markup", () => {
+  it("survives 100 000 nested elements quickly", () => {
+    const html = `<body>${"<div>".repeat(100_000)}<p>deep text</p>${"</div>".repeat(100_000)}<p>after</p></body>`
+    const started = performance.now()
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("deep text")
+    expect(result).toContain("after")
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+
+  it("handles text that is not HTML at all", () => {
+    expect(markdown("just words, no tags")).toBe("just words, no tags")
+    expect(() => markdown("\u0000\u0001<<<>>>&&&\ufffd")).not.toThrow()
+  })
+})
+
+describe("textToMarkdown", () => {
+  it("fences JSON (pretty) and keeps plain text", () => {
+    expect(textToMarkdown('{"a":[1]}', "application/json")).toBe('```json\n{\n  "a": [\n    1\n  ]\n}\n```')
+    expect(textToMarkdown("not json {", "application/ld+json")).toBe("```json\nnot json {\n```")
+    expect(textToMarkdown("a *b*", "text/plain; charset=utf-8")).toBe("a *b*")
+    expect(textToMarkdown("a,b\n1,2", "text/csv")).toBe("```csv\na,b\n1,2\n```")
+  })
+})
+
+describe("limitNesting", () => {
+  it("leaves ordinary pages and tag soup untouched and flattens only deep nesting", async () => {
+    const { limitNesting } = await import("../../src/Content/Nesting.js")
+    const soup = `<body>${"<p>unclosed paragraph ".repeat(500)}<ul>${"<li>item".repeat(500)}</ul><script>${"<div>".repeat(1000)}</script></body>`
+    expect(limitNesting(soup)).toBe(soup)
+    const deep = `${"<div>".repeat(300)}text${"</div>".repeat(300)}`
+    const limited = limitNesting(deep, 256)
+    expect(limited.match(/<div>/g)).toHaveLength(256)
+    expect(limited.match(/<\/div>/g)).toHaveLength(256)
+    expect(limited).toContain("text")
+  })
+})
