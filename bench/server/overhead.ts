@@ -21,7 +21,7 @@ const makePage = (): string => {
     { length: 30 },
     (_, i) => `<tr><td>Row ${i}</td><td>${i * 2}</td><td>${i * 3}</td></tr>`,
   ).join("")
-  const body = Array.from({ length: 260 }, (_, i) =>
+  const body = Array.from({ length: 400 }, (_, i) =>
     i % 40 === 0 ? `<h2>Part ${i / 40 + 1}</h2>${paragraph(i)}` : paragraph(i),
   ).join("\n")
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Benchmark article</title>
