@@ -89,16 +89,19 @@ console.log(`corpus: ${corpus.length} pages, ${(bytes / 1024 / 1024).toFixed(2)}
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
 
-for (const [name, run] of Object.entries(pipelines)) {
-  const quality = corpus.map((page) => f1(markdownWords(run(page.source)), words(textOf(page.gold))))
-  const throughputs: Array<number> = []
-  for (let round = 0; round < RUNS; round++) {
+// Rounds alternate between the pipelines so that heap state and CPU frequency treat both alike.
+const throughputs: Record<string, Array<number>> = { webdata: [], naive: [] }
+for (let round = 0; round < RUNS; round++)
+  for (const [name, run] of Object.entries(pipelines)) {
     const started = performance.now()
     for (const page of corpus) run(page.source)
-    throughputs.push(bytes / 1024 / 1024 / ((performance.now() - started) / 1000))
+    throughputs[name]?.push(bytes / 1024 / 1024 / ((performance.now() - started) / 1000))
   }
+for (const [name, run] of Object.entries(pipelines)) {
+  const quality = corpus.map((page) => f1(markdownWords(run(page.source)), words(textOf(page.gold))))
+  const runs = throughputs[name] ?? []
   console.log(
-    `${name.padEnd(8)} throughput median ${median(throughputs).toFixed(2)} MB/s (runs: ${throughputs.map((t) => t.toFixed(2)).join(", ")}) | ` +
+    `${name.padEnd(8)} throughput median ${median(runs).toFixed(2)} MB/s (runs: ${runs.map((t) => t.toFixed(2)).join(", ")}) | ` +
       `F1 mean ${mean(quality.map((q) => q.f1)).toFixed(3)}, precision ${mean(quality.map((q) => q.precision)).toFixed(3)}, ` +
       `recall ${mean(quality.map((q) => q.recall)).toFixed(3)}, median F1 ${median(quality.map((q) => q.f1)).toFixed(3)}`,
   )

@@ -104,8 +104,6 @@ export interface MainContentResult {
 
 /** Picks the main content of `body` (which it may modify). */
 export const extractMainContent = (document: Document, body: Element): MainContentResult => {
-  // Kept for the fallbacks: building the scored result moves nodes out of `body`.
-  const original = body.cloneNode(true) as Element
   const elements = Array.from(body.querySelectorAll("*"))
   const stats = computeStats([body, ...elements])
   const bodyText = stats.get(body)?.text ?? 0
@@ -146,20 +144,37 @@ export const extractMainContent = (document: Document, body: Element): MainConte
       top = parent
       topScore = Math.max(topScore, parentScore)
     }
-    const container = document.createElement("div")
-    for (const part of articleParts(top, topScore, scores, stats)) container.appendChild(part)
-    removeChrome(container, stats)
-    const extracted = textLength(container.textContent ?? "")
-    if (extracted >= Math.min(200, bodyText * 0.5) && extracted > 0) return { root: container, method: "scored" }
+    // Decide on text lengths first and touch the DOM only for the answer chosen, so no copy of the page is needed.
+    const parts = articleParts(top, topScore, scores, stats)
+    const chrome = parts.flatMap((part) => outermost(part, (element) => isChrome(element, stats)))
+    const extracted = sum(parts, stats) - sum(chrome, stats)
+    if (extracted > 0 && extracted >= Math.min(200, bodyText * 0.5)) {
+      for (const element of chrome) element.remove()
+      const container = document.createElement("div")
+      for (const part of parts) container.appendChild(part)
+      return { root: container, method: "scored" }
+    }
   }
 
   // Fallback: the page without its obvious chrome, else everything.
-  const dechromed = original.cloneNode(true) as Element
-  for (const element of Array.from(dechromed.querySelectorAll(CHROME_TAGS))) element.remove()
-  for (const element of Array.from(dechromed.querySelectorAll("[class], [id]")))
-    if (ALWAYS_CHROME.test(names(element))) element.remove()
-  if (textLength(dechromed.textContent ?? "") > 0) return { root: dechromed, method: "dechromed" }
-  return { root: original, method: "full" }
+  const chrome = outermost(body, (element) => element.matches(CHROME_TAGS) || ALWAYS_CHROME.test(names(element)))
+  if (bodyText - sum(chrome, stats) <= 0) return { root: body, method: "full" }
+  for (const element of chrome) element.remove()
+  return { root: body, method: "dechromed" }
+}
+
+const sum = (elements: ReadonlyArray<Element>, stats: ReadonlyMap<Element, Stats>) =>
+  elements.reduce((total, element) => total + (stats.get(element)?.text ?? 0), 0)
+
+/** The elements under `root` that match, leaving out those inside another match (document order). */
+const outermost = (root: Element, matches: (element: Element) => boolean): Array<Element> => {
+  const found = new Set<Element>()
+  for (const element of Array.from(root.querySelectorAll("*"))) {
+    let ancestor = element.parentElement
+    while (ancestor !== null && ancestor !== root && !found.has(ancestor)) ancestor = ancestor.parentElement
+    if ((ancestor === null || ancestor === root) && matches(element)) found.add(element)
+  }
+  return [...found]
 }
 
 /** The top candidate with the siblings that belong to the same article, in document order. */
@@ -195,25 +210,22 @@ const articleParts = (
   return parts
 }
 
-/** Inside the chosen content: navigation-like, named chrome and link farms go. */
-const removeChrome = (container: Element, stats: ReadonlyMap<Element, Stats>): void => {
-  for (const element of Array.from(container.querySelectorAll("*"))) {
-    const own = stats.get(element)
-    const density = linkDensity(own)
-    const text = own?.text ?? 0
-    const tag = element.tagName
-    const named = names(element)
-    const chromeTag =
-      tag === "NAV" || tag === "ASIDE" || tag === "FORM" || tag === "BUTTON" || tag === "DIALOG" || tag === "FOOTER"
-    if (
-      ALWAYS_CHROME.test(named) ||
-      (chromeTag && (density > 0.2 || text < 300)) ||
-      (NEGATIVE.test(named) && !POSITIVE.test(named) && (density > 0.3 || text < 200)) ||
-      ((tag === "UL" || tag === "OL" || tag === "DIV") &&
-        density > 0.7 &&
-        text > 0 &&
-        element.querySelectorAll("a").length >= 4)
-    )
-      element.remove()
-  }
+/** Inside the chosen content: navigation-like elements, named chrome and link farms. */
+const isChrome = (element: Element, stats: ReadonlyMap<Element, Stats>): boolean => {
+  const own = stats.get(element)
+  const density = linkDensity(own)
+  const text = own?.text ?? 0
+  const tag = element.tagName
+  const named = names(element)
+  const chromeTag =
+    tag === "NAV" || tag === "ASIDE" || tag === "FORM" || tag === "BUTTON" || tag === "DIALOG" || tag === "FOOTER"
+  return (
+    ALWAYS_CHROME.test(named) ||
+    (chromeTag && (density > 0.2 || text < 300)) ||
+    (NEGATIVE.test(named) && !POSITIVE.test(named) && (density > 0.3 || text < 200)) ||
+    ((tag === "UL" || tag === "OL" || tag === "DIV") &&
+      density > 0.7 &&
+      text > 0 &&
+      element.querySelectorAll("a").length >= 4)
+  )
 }

@@ -118,7 +118,12 @@ const tidy = (markdown: string) =>
     .replace(/\n{3,}/g, "\n\n")
     .trim()
 
+/**
+ * Markdown of `root`, which it consumes: turndown deep-copies its input before normalising whitespace, and on
+ * linkedom node creation is the single largest cost, so the copy is skipped by letting the root clone to itself.
+ */
 export const toMarkdown = (root: Element): string => {
   shared ??= makeService()
+  Object.defineProperty(root, "cloneNode", { value: () => root, configurable: true })
   return tidy(shared.turndown(root as unknown as HTMLElement))
 }
