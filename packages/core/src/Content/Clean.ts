@@ -7,6 +7,9 @@ const JUNK = "script, style, noscript, template, iframe, object, embed, svg, can
 export const removeJunk = (root: ParentNode): void => {
   for (const element of Array.from(root.querySelectorAll(JUNK))) element.remove()
   for (const element of Array.from(root.querySelectorAll("[hidden], [aria-hidden='true']"))) element.remove()
+  // Invisible by inline style: what a reader never sees is not content.
+  for (const element of Array.from(root.querySelectorAll("[style]")))
+    if (/display\s*:\s*none|visibility\s*:\s*hidden/i.test(element.getAttribute("style") ?? "")) element.remove()
 }
 
 /** Makes `href`/`src` absolute and moves the largest `srcset` (or lazy `data-src`) candidate into `src`. */

@@ -39,6 +39,18 @@ export interface HtmlExtraction {
   readonly metadata: PageMetadata
 }
 
+/**
+ * The body, unless the markup left content outside it: broken pages (two concatenated documents, stray elements
+ * after `</body>`) make the parser put elements beside the body, and then the whole document is the content.
+ */
+const contentRoot = (document: Document): Element => {
+  const root = document.documentElement
+  if (root === null) return document.createElement("body")
+  const outside = Array.from(root.children).filter((child) => child.tagName !== "HEAD" && child.tagName !== "BODY")
+  const bodies = Array.from(root.children).filter((child) => child.tagName === "BODY")
+  return document.body !== null && outside.length === 0 && bodies.length === 1 ? document.body : root
+}
+
 /** Throws `InvalidSelectorError` when an include/exclude selector cannot be parsed. */
 export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlExtraction => {
   const document = parseDocument(html)
@@ -50,7 +62,7 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   if (!options.formats.markdown && !options.formats.html)
     return { metadata, ...(links ? { links } : {}), ...(images ? { images } : {}) }
 
-  let body: Element = document.body ?? document.documentElement ?? document.createElement("body")
+  let body: Element = contentRoot(document)
   if (options.includeTags.length > 0) body = keepMatching(document, options.includeTags)
   removeJunk(body)
   removeMatching(body, options.excludeTags)

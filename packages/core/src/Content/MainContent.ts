@@ -137,10 +137,28 @@ export const extractMainContent = (document: Document, body: Element): MainConte
   }
 
   if (top !== undefined && topScore > 0) {
-    // A parent that scores nearly as well holds more of the article (for example the text split over several divs).
+    // Several strong candidates under one ancestor mean the article is split across them: take the ancestor.
+    const strong = [...scores]
+      .filter(([candidate, score]) => candidate !== top && score >= topScore * 0.75)
+      .map(([candidate]) => candidate)
+    if (strong.length >= 2) {
+      for (
+        let ancestor = top.parentElement;
+        ancestor !== null && ancestor !== body;
+        ancestor = ancestor.parentElement
+      ) {
+        const held = strong.filter((candidate) => ancestor.contains(candidate)).length
+        if (held >= Math.min(strong.length, 2)) {
+          top = ancestor
+          topScore = Math.max(topScore, scores.get(ancestor) ?? 0)
+          break
+        }
+      }
+    }
+    // A parent that scores nearly as well, or a wrapper with nothing else in it, holds more of the article.
     for (let parent = top.parentElement; parent !== null && parent !== body; parent = parent.parentElement) {
-      const parentScore = scores.get(parent)
-      if (parentScore === undefined || parentScore < topScore * 0.75) break
+      const parentScore = scores.get(parent) ?? 0
+      if (parentScore < topScore * 0.75 && parent.children.length > 1) break
       top = parent
       topScore = Math.max(topScore, parentScore)
     }
@@ -199,7 +217,11 @@ const articleParts = (
     const own = stats.get(sibling)
     const density = linkDensity(own)
     const text = own?.text ?? 0
-    const score = scores.get(sibling)
+    // Siblings styled like the top candidate are usually more of the same article.
+    const sameClass =
+      (top.getAttribute("class") ?? "") !== "" && sibling.getAttribute("class") === top.getAttribute("class")
+    const base = scores.get(sibling)
+    const score = base === undefined && !sameClass ? undefined : (base ?? 0) + (sameClass ? topScore * 0.2 : 0)
     const isTitle = /^H[12]$/.test(sibling.tagName) && position < index && index - position <= 2
     const isParagraph =
       sibling.tagName === "P" &&

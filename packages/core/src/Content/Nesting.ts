@@ -51,6 +51,8 @@ interface Tag {
   readonly end: number
   readonly closing: boolean
   readonly name: string
+  /** `<x … />`: foreign (SVG, MathML) elements close themselves this way. */
+  readonly selfClosing: boolean
 }
 
 /** Tags in order, skipping comments and the content of raw-text elements. */
@@ -59,7 +61,13 @@ function* tags(html: string): Generator<Tag> {
   for (let match = TOKEN.exec(html); match !== null; match = TOKEN.exec(html)) {
     if (match[2] === undefined) continue
     const name = match[2].toLowerCase()
-    const tag = { start: match.index, end: TOKEN.lastIndex, closing: match[1] === "/", name }
+    const tag = {
+      start: match.index,
+      end: TOKEN.lastIndex,
+      closing: match[1] === "/",
+      name,
+      selfClosing: match[0].endsWith("/>"),
+    }
     yield tag
     if (!tag.closing && RAW_TEXT.has(name)) {
       const close = new RegExp(`</${name}`, "ig")
@@ -69,8 +77,7 @@ function* tags(html: string): Generator<Tag> {
   }
 }
 
-const nests = (tag: Tag) => !NOT_NESTING.has(tag.name) && !html5SelfClosing(tag)
-const html5SelfClosing = (tag: Tag) => tag.name.includes(":") // namespaced tags (svg:…) are often self-closed
+const nests = (tag: Tag) => !NOT_NESTING.has(tag.name) && !tag.selfClosing
 
 const deepestNesting = (html: string): number => {
   let depth = 0

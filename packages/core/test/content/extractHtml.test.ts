@@ -158,3 +158,26 @@ describe("limitNesting", () => {
     expect(limited).toContain("text")
   })
 })
+
+describe("broken and tricky pages", () => {
+  it("does not mistake self-closing SVG shapes for nesting", async () => {
+    const { limitNesting } = await import("../../src/Content/Nesting.js")
+    const icons = `<svg>${'<path d="M0 0"/>'.repeat(1000)}</svg>`.repeat(5)
+    const html = `<body>${icons}<p>text</p></body>`
+    expect(limitNesting(html)).toBe(html)
+  })
+
+  it("reads content the parser left outside the body", () => {
+    const html = `<html><head></head><body></body><div><p>${sentence("orphan", 1)}</p><p>${sentence("orphan", 2)}</p></div></html><html><body><p>${sentence("second", 1)}</p></body></html>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("The orphan study, part 1")
+  })
+
+  it("drops elements hidden by inline style", () => {
+    const html = `<body><p>${sentence("seen", 1)}</p><div style="display: none">secret drawer text</div><p style="visibility:hidden">ghost</p></body>`
+    const result = markdown(html, { onlyMainContent: false })
+    expect(result).toContain("The seen study")
+    expect(result).not.toContain("secret drawer")
+    expect(result).not.toContain("ghost")
+  })
+})
