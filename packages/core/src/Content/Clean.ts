@@ -2,14 +2,36 @@
 import { absolute, largestSrcset } from "./Dom.js"
 
 /** Never content: code, styles, embedded apps, invisible templates. */
-const JUNK = "script, style, noscript, template, iframe, object, embed, svg, canvas, link, meta, head, base"
+const JUNK = new Set([
+  "SCRIPT",
+  "STYLE",
+  "NOSCRIPT",
+  "TEMPLATE",
+  "IFRAME",
+  "OBJECT",
+  "EMBED",
+  "SVG",
+  "CANVAS",
+  "LINK",
+  "META",
+  "HEAD",
+  "BASE",
+])
+const INVISIBLE_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden/i
 
+/** Junk and invisible elements out, in one pass over the elements. */
 export const removeJunk = (root: ParentNode): void => {
-  for (const element of Array.from(root.querySelectorAll(JUNK))) element.remove()
-  for (const element of Array.from(root.querySelectorAll("[hidden], [aria-hidden='true']"))) element.remove()
-  // Invisible by inline style: what a reader never sees is not content.
-  for (const element of Array.from(root.querySelectorAll("[style]")))
-    if (/display\s*:\s*none|visibility\s*:\s*hidden/i.test(element.getAttribute("style") ?? "")) element.remove()
+  for (const element of Array.from(root.querySelectorAll("*"))) {
+    const style = element.getAttribute("style")
+    if (
+      JUNK.has(element.tagName) ||
+      element.hasAttribute("hidden") ||
+      element.getAttribute("aria-hidden") === "true" ||
+      // Invisible by inline style: what a reader never sees is not content.
+      (style !== null && INVISIBLE_STYLE.test(style))
+    )
+      element.remove()
+  }
 }
 
 /** Makes `href`/`src` absolute and moves the largest `srcset` (or lazy `data-src`) candidate into `src`. */
