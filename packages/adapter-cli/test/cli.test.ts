@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type RunningServer, serve } from "@webdata/adapter-express"
-import { Engine, ServerConfig } from "@webdata/core"
+import type { RunningServer } from "@webdata/adapter-express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
+import { type ApiWithSite, startApiWithSite } from "../../adapter-express/test/support/apiWithSite.js"
+import type { FixtureSite } from "../../core/test/support/fixtureSite.js"
 
 const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
 
@@ -30,18 +30,12 @@ const webdata = (args: ReadonlyArray<string>, env: Record<string, string> = {}):
 
 let site: FixtureSite
 let api: RunningServer
+let fixtures: ApiWithSite
 beforeAll(async () => {
-  site = await startFixtureSite()
-  api = await serve({
-    port: 0,
-    engine: Engine.layer({ allowPrivateAddresses: true }),
-    serverConfig: ServerConfig.layer({ apiKeys: ["cli-key"] }),
-  })
+  fixtures = await startApiWithSite(["cli-key"])
+  ;({ site, api } = fixtures)
 })
-afterAll(async () => {
-  await api.close()
-  await site.close()
-})
+afterAll(() => fixtures.close())
 
 describe("webdata scrape", () => {
   it("prints the page as markdown", async () => {

@@ -1,33 +1,26 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Firecrawl from "@mendable/firecrawl-js"
-import { Engine, ServerConfig } from "@webdata/core"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
+import type { FixtureSite } from "../../core/test/support/fixtureSite.js"
 import {
   type RunningServer,
-  serve,
   toExpressMiddleware,
   type WebdataRouter,
   webdataErrorHandler,
   webdataRouter,
 } from "../src/index.js"
+import { type ApiWithSite, startApiWithSite } from "./support/apiWithSite.js"
 
 let site: FixtureSite
 let api: RunningServer
+let fixtures: ApiWithSite
 beforeAll(async () => {
-  site = await startFixtureSite()
-  api = await serve({
-    port: 0,
-    engine: Engine.layer({ allowPrivateAddresses: true }),
-    serverConfig: ServerConfig.layer({ apiKeys: ["test-key"] }),
-  })
+  fixtures = await startApiWithSite(["test-key"])
+  ;({ site, api } = fixtures)
 })
-afterAll(async () => {
-  await api.close()
-  await site.close()
-})
+afterAll(() => fixtures.close())
 
 const listen = async (app: express.Express): Promise<{ url: string; close: () => Promise<void> }> => {
   const server: Server = await new Promise((resolve) => {

@@ -3,6 +3,7 @@
  * rules: the GFM plugin reads `table.rows`, which linkedom lacks) and strikethrough.
  */
 import TurndownService from "turndown"
+import { fence } from "./TextToMarkdown.js"
 
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)/i
 
@@ -16,12 +17,6 @@ const codeLanguage = (pre: Element): string => {
     if (match?.[1]) return match[1]
   }
   return ""
-}
-
-const fenced = (text: string, language: string) => {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length))
-  const fence = "`".repeat(longest + 1)
-  return `\n\n${fence}${language}\n${text.replace(/\n+$/, "")}\n${fence}\n\n`
 }
 
 const rowsOf = new WeakMap<Element, Array<Element>>()
@@ -58,7 +53,8 @@ const makeService = (): TurndownService => {
   })
   service.addRule("fencedCode", {
     filter: (node) => node.nodeName === "PRE",
-    replacement: (_content, node) => fenced((node as HTMLElement).textContent ?? "", codeLanguage(node as Element)),
+    replacement: (_content, node) =>
+      `\n\n${fence((node as HTMLElement).textContent ?? "", codeLanguage(node as Element))}\n\n`,
   })
   service.addRule("strikethrough", {
     filter: ["del", "s", "strike" as keyof HTMLElementTagNameMap],

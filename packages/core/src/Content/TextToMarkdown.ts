@@ -10,8 +10,8 @@ const FENCE_LANGUAGES: ReadonlyArray<readonly [RegExp, string]> = [
   [/css/i, "css"],
 ]
 
-const fence = (text: string, language: string) => {
-  // A fence longer than any backtick run inside keeps the block closed.
+/** A fenced code block; the fence is longer than any backtick run inside, so the block stays closed. */
+export const fence = (text: string, language: string) => {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length))
   const marker = "`".repeat(longest + 1)
   return `${marker}${language}\n${text.replace(/\n+$/, "")}\n${marker}`
