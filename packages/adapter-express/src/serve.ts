@@ -27,6 +27,9 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
   const { handler, dispose } = makeWebHandler(
     Layer.merge(options.engine ?? Engine.layerConfig, options.serverConfig ?? ServerConfig.layerConfig),
   )
+  // The layers are built on the first request; one request now makes configuration errors fail at start and the
+  // open-server warning appear at start.
+  await handler(new Request("http://localhost/"))
   const app = express()
   app.disable("x-powered-by")
   app.use(toExpressMiddleware(handler))
