@@ -1,5 +1,5 @@
 /**
- * Content pipeline benchmark: HTML → markdown throughput (MB/s, one core) and extraction quality (token F1 against
+ * Content pipeline benchmark: HTML → markdown throughput (MB per CPU-second, one thread) and extraction quality (token F1 against
  * the gold main text) of webdata's pipeline and of the naive pipeline `linkedom + @mozilla/readability + turndown`,
  * in the same run, on Mozilla's Readability test pages (130 real pages with hand-checked expected output).
  *
@@ -89,13 +89,15 @@ console.log(`corpus: ${corpus.length} pages, ${(bytes / 1024 / 1024).toFixed(2)}
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
 
-// Rounds alternate between the pipelines so that heap state and CPU frequency treat both alike.
+// Rounds alternate between the pipelines so that heap state and CPU frequency treat both alike. Time is the process's
+// CPU time (user + system, GC threads included), so other load on a shared machine does not skew the comparison.
 const throughputs: Record<string, Array<number>> = { webdata: [], naive: [] }
 for (let round = 0; round < RUNS; round++)
   for (const [name, run] of Object.entries(pipelines)) {
-    const started = performance.now()
+    const started = process.cpuUsage()
     for (const page of corpus) run(page.source)
-    throughputs[name]?.push(bytes / 1024 / 1024 / ((performance.now() - started) / 1000))
+    const used = process.cpuUsage(started)
+    throughputs[name]?.push(bytes / 1024 / 1024 / ((used.user + used.system) / 1e6))
   }
 for (const [name, run] of Object.entries(pipelines)) {
   const quality = corpus.map((page) => f1(markdownWords(run(page.source)), words(textOf(page.gold))))

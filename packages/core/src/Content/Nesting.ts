@@ -8,7 +8,7 @@
 
 export const MAX_DEPTH = 256
 
-const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)(?:[^>"']|"[^"]*"|'[^']*')*>/g
+const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*>/g
 const NOT_NESTING = new Set([
   "area",
   "base",
