@@ -181,3 +181,12 @@ describe("broken and tricky pages", () => {
     expect(result).not.toContain("ghost")
   })
 })
+
+describe("stripNonContent", () => {
+  it("cuts scripts, styles, SVG, templates and comments but nothing after a self-closed element", async () => {
+    const { stripNonContent } = await import("../../src/Content/Prefilter.js")
+    const html = `<p>a</p><script type="x">if (a < b) {}</script><style>p{}</style><!-- note --><svg><path d="M0"/></svg><svg class="i"/><p>b</p><template><p>t</p></template><p>c</p>`
+    expect(stripNonContent(html)).toBe("<p>a</p><p>b</p><p>c</p>")
+    expect(stripNonContent("<p>x</p><script>never closed")).toBe("<p>x</p>")
+  })
+})
