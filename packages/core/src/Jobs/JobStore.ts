@@ -1,0 +1,299 @@
+/**
+ * The job store: the one place where durable state lives. It holds jobs (crawl, batch scrape, later extract, agent
+ * and monitor), the task frontier of each job (seen set, pending queue, leases), the documents and errors a job
+ * produced, the scrapes kept for `GET /v2/scrape/{id}`, and the scrape cache.
+ *
+ * Every operation is ONE atomic transaction: it either happens whole or not at all, so a process killed at any
+ * point leaves no half-written page, and a task is never recorded twice. Workers coordinate only through leases:
+ * a leased task belongs to its worker until the lease runs out, after which any worker may lease it again (a dead
+ * process's tasks come back by themselves).
+ *
+ * Times are epoch milliseconds passed in by the caller (`now`), so the stores never read a clock and tests control
+ * time. Records are plain, immutable snapshots; JSON fields (`options`, `webhook`, documents) are stored as JSON, so
+ * what comes back is what `JSON.parse(JSON.stringify(value))` gives.
+ *
+ * Layers: `MemoryJobStore.layer` (here in core) and `@webdata/store-sqlite`. Every layer passes the conformance
+ * suite in `packages/core/test/jobs/conformance.ts`.
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+import { v7 as uuidv7 } from "uuid"
+import type { CachedPage } from "../Cache/ScrapeCache.js"
+
+/** A failure of the store itself (not of the work it records). */
+export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
+  reason: Schema.Literal(
+    /** The backend could not be opened, migrated, locked or reached. */
+    "Unavailable",
+    /** A statement failed (I/O error, constraint, lock timeout). */
+    "QueryFailed",
+    /** A value could not be stored or read back: not serialisable to JSON, or a stored row that does not decode. */
+    "InvalidData",
+  ),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect),
+}) {}
+
+export type JobKind = "crawl" | "batch" | "extract" | "agent" | "monitor"
+/** `scraping` is the only non-terminal status: only tasks of `scraping` jobs are leased. */
+export type JobStatus = "scraping" | "completed" | "failed" | "cancelled"
+export type TaskStatus = "pending" | "leased" | "done" | "failed" | "cancelled"
+
+/** What the caller decides when creating a job. */
+export interface NewJob {
+  readonly kind: JobKind
+  /** The API key (or any owner identity) that created the job; `null` for the embedded library. */
+  readonly owner: string | null
+  /** The start URL of a crawl (absent for a batch). */
+  readonly url?: string
+  /** The request options as JSON (crawler options, scrape options): read back by the worker. */
+  readonly options: unknown
+  /** Upper bound of the job's tasks (the seeds included): tasks beyond it are never admitted. */
+  readonly limit: number
+  /** Upper bound of the job's live leases at any moment (absent: no per-job bound). */
+  readonly maxConcurrency?: number
+  /** Politeness delay between two fetches of the job, for the worker (the store does not enforce it). */
+  readonly delayMs?: number
+  /** The webhook configuration as JSON. */
+  readonly webhook?: unknown
+  readonly zeroDataRetention: boolean
+  readonly createdAt: number
+  /** After this instant `purgeExpired` deletes the job with everything it holds. */
+  readonly expiresAt: number
+}
+
+export interface Job extends NewJob {
+  /** A UUID v7 (time-ordered). */
+  readonly id: string
+  readonly status: JobStatus
+  /** Tasks admitted so far (seeds and discovered, after dedup and `limit`); never decreases. */
+  readonly total: number
+  /** Tasks finished with a document. */
+  readonly completed: number
+  /** Tasks finished with an error. */
+  readonly failed: number
+  readonly updatedAt: number
+  /** When the job reached a terminal status (completed, failed or cancelled). */
+  readonly completedAt?: number
+  /** Why the job failed (`failJob`). */
+  readonly error?: string
+}
+
+/** A URL to visit, as the caller proposes it. */
+export interface NewTask {
+  readonly url: string
+  /** The dedup key (normalised URL, computed by the caller): a job admits each key at most once. */
+  readonly key: string
+  /** Link hops from the start URL (seeds and sitemap URLs: 0). */
+  readonly depth: number
+  /** The URL's host, for per-host politeness in the worker. */
+  readonly host: string
+  /** Not leased before this instant. Default 0 (due at once). */
+  readonly notBefore?: number
+}
+
+export interface TaskError {
+  /** A machine-readable code, for example `SCRAPE_TIMEOUT`. */
+  readonly code: string
+  readonly message: string
+}
+
+export interface Task {
+  /** A UUID v7; also the `id` of the task's entry in `errors`. */
+  readonly id: string
+  readonly jobId: string
+  readonly url: string
+  readonly key: string
+  readonly depth: number
+  readonly host: string
+  readonly status: TaskStatus
+  /** Failed attempts so far: `retryTask` and the expiry of a lease (its holder died or hung) each count one. */
+  readonly attempts: number
+  readonly notBefore: number
+  /** The worker holding the lease (status `leased`). */
+  readonly leaseOwner?: string
+  /** The end of the lease (status `leased`); together with `leaseOwner` it identifies one lease. */
+  readonly leaseUntil?: number
+  /** The error passed to the last `retryTask`. */
+  readonly lastError?: TaskError
+}
+
+export interface StoredDocument {
+  readonly jobId: string
+  /** 0, 1, 2, … in the order documents were recorded: the cursor of `documents`. */
+  readonly seq: number
+  /** The task's URL. */
+  readonly url: string
+  readonly document: unknown
+  readonly createdAt: number
+}
+
+export interface JobErrorRecord {
+  /** The id of the failed task. */
+  readonly id: string
+  readonly jobId: string
+  readonly url: string
+  readonly code: string
+  readonly message: string
+  readonly at: number
+}
+
+export interface StoredScrape {
+  readonly id: string
+  readonly owner: string | null
+  readonly document: unknown
+  readonly expiresAt: number
+}
+
+export interface LeaseRequest {
+  /** Identity of the worker (unique per process). */
+  readonly worker: string
+  readonly now: number
+  /** Lease length; the worker must finish (or `renewLease`) within it. */
+  readonly leaseMs: number
+  /** At most this many tasks. */
+  readonly max: number
+}
+
+/** How a leased task ended. Neither `document` nor `error`: the task is done without result (counted in neither). */
+export interface TaskOutcome {
+  readonly now: number
+  /** The page's document (JSON): recorded as the job's next document, `completed` + 1, task `done`. */
+  readonly document?: unknown
+  /** The final failure: recorded in `errors`, `failed` + 1, task `failed`. Ignored when `document` is present. */
+  readonly error?: TaskError
+  /** Links found on the page: admitted like `addTasks` (dedup by key, `limit`). */
+  readonly discovered: ReadonlyArray<NewTask>
+  /** URLs not followed because robots.txt disallows them (recorded once per job). */
+  readonly robotsBlocked: ReadonlyArray<string>
+}
+
+export interface CompleteResult {
+  /** False when the caller no longer held the lease: nothing was written. */
+  readonly recorded: boolean
+  /** True for exactly one call per job: the one whose commit moved the job to `completed`. */
+  readonly finished: boolean
+  /** The job after the call (none when it no longer exists). */
+  readonly job: Option.Option<Job>
+}
+
+export interface RetryOptions {
+  readonly notBefore: number
+  readonly error?: TaskError
+}
+
+export interface JobFilter {
+  readonly owner?: string | null
+  readonly kind?: JobKind
+  readonly status?: JobStatus
+}
+
+export interface PageRequest {
+  /** Documents with `seq < skip` are skipped. */
+  readonly skip: number
+  readonly limit: number
+}
+
+export interface JobErrors {
+  readonly errors: ReadonlyArray<JobErrorRecord>
+  readonly robotsBlocked: ReadonlyArray<string>
+}
+
+export interface PurgeOptions {
+  /** Also delete cache entries cached before this instant. */
+  readonly cacheBefore?: number
+}
+
+/** What `purgeExpired` deleted. */
+export interface PurgeCounts {
+  readonly jobs: number
+  readonly tasks: number
+  readonly documents: number
+  readonly errors: number
+  readonly scrapes: number
+  readonly cache: number
+}
+
+export interface JobStoreShape {
+  /**
+   * Creates a job in status `scraping` with its seeds admitted like `addTasks` (dedup by key, at most `limit`).
+   * A job with no admitted seed is `completed` at once, so no job waits forever for work that will never come.
+   */
+  readonly createJob: (job: NewJob, seeds: ReadonlyArray<NewTask>) => Effect.Effect<Job, StoreError>
+  /** The job, whatever its status; expired jobs stay readable until `purgeExpired` runs (compare `expiresAt`). */
+  readonly getJob: (id: string) => Effect.Effect<Option.Option<Job>, StoreError>
+  /** Jobs matching every given field, oldest first. */
+  readonly listJobs: (filter: JobFilter) => Effect.Effect<ReadonlyArray<Job>, StoreError>
+  /**
+   * Cancels a `scraping` job: status `cancelled`, its pending and leased tasks `cancelled` (their holders' later
+   * `completeTask` records nothing), `completedAt` = now. A job already terminal is returned unchanged (the caller
+   * tells "already completed" from its status). None for an unknown job.
+   */
+  readonly cancelJob: (id: string, now: number) => Effect.Effect<Option.Option<Job>, StoreError>
+  /** Like `cancelJob` with status `failed` and `error`. A terminal job is returned unchanged. */
+  readonly failJob: (id: string, error: string, now: number) => Effect.Effect<Option.Option<Job>, StoreError>
+
+  /**
+   * Leases up to `max` tasks that are due (`pending` with `notBefore <= now`, or `leased` with an expired lease:
+   * a dead or hung worker's) of `scraping` jobs, to `worker` until `now + leaseMs`. A job never holds more live
+   * leases than its `maxConcurrency`. Fair across jobs: jobs are served least recently served first, each first
+   * up to an equal share of `max`, so a huge crawl cannot starve a small batch; within a job, earliest `notBefore`
+   * first, then in admission order (breadth-first for a crawl). Re-leasing an expired lease counts an attempt.
+   * Concurrent calls never lease the same task.
+   */
+  readonly leaseTasks: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<Task>, StoreError>
+  /** Extends a lease the caller still holds to `leaseUntil`; returns the task with its new lease, or none. */
+  readonly renewLease: (task: Task, leaseUntil: number) => Effect.Effect<Option.Option<Task>, StoreError>
+  /**
+   * Records how a leased task ended, in one commit: the document (next `seq`) or the error, the discovered tasks
+   * (like `addTasks`), the robots-blocked URLs, the task's final status, the counters; and when no pending or
+   * leased task remains, the job becomes `completed` (`finished: true`, exactly once per job). Only the current
+   * holder of the lease can do this (same `leaseOwner` and `leaseUntil`, expired or not, as long as nobody leased
+   * the task since): any other call, a second call included, writes nothing and answers `recorded: false`.
+   */
+  readonly completeTask: (task: Task, outcome: TaskOutcome) => Effect.Effect<CompleteResult, StoreError>
+  /**
+   * Gives a leased task back for another attempt: `pending`, `attempts` + 1, due at `notBefore`, `lastError` set
+   * when `error` is given. False (nothing written) when the caller no longer holds the lease.
+   */
+  readonly retryTask: (task: Task, options: RetryOptions) => Effect.Effect<boolean, StoreError>
+  /**
+   * Gives a leased task back without burning an attempt (politeness, `Retry-After`): `pending`, due at
+   * `notBefore`. False (nothing written) when the caller no longer holds the lease.
+   */
+  readonly deferTask: (task: Task, notBefore: number) => Effect.Effect<boolean, StoreError>
+  /**
+   * Admits tasks to a job (batch `appendToId`, sitemap URLs): keys the job has already seen and, once the job has
+   * `limit` tasks, every further task are dropped; duplicates within `tasks` count once. A `completed` job that
+   * admits a task is `scraping` again; `cancelled` and `failed` jobs (and unknown ids) admit nothing. Returns how
+   * many tasks were admitted.
+   */
+  readonly addTasks: (jobId: string, tasks: ReadonlyArray<NewTask>, now: number) => Effect.Effect<number, StoreError>
+  /** A task by id (any status). */
+  readonly getTask: (id: string) => Effect.Effect<Option.Option<Task>, StoreError>
+
+  /** The job's documents with `seq >= skip`, at most `limit`, in `seq` order. */
+  readonly documents: (jobId: string, page: PageRequest) => Effect.Effect<ReadonlyArray<StoredDocument>, StoreError>
+  readonly countDocuments: (jobId: string) => Effect.Effect<number, StoreError>
+  /** The job's errors (in the order they were recorded) and robots-blocked URLs (first-seen order). */
+  readonly errors: (jobId: string) => Effect.Effect<JobErrors, StoreError>
+
+  /** Keeps a scrape's document for `GET /v2/scrape/{id}` (replaces one with the same id). */
+  readonly putScrape: (scrape: StoredScrape) => Effect.Effect<void, StoreError>
+  /** The stored scrape; readable until `purgeExpired` deletes it (compare `expiresAt`). */
+  readonly getScrape: (id: string) => Effect.Effect<Option.Option<StoredScrape>, StoreError>
+
+  readonly cacheGet: (key: string) => Effect.Effect<Option.Option<CachedPage>, StoreError>
+  /** Stores (or replaces) the page under `key`. */
+  readonly cacheSet: (key: string, page: CachedPage) => Effect.Effect<void, StoreError>
+
+  /**
+   * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors and robots-blocked URLs
+   * (whatever their status), the scrapes with `expiresAt <= now`, and the cache entries older than `cacheBefore`.
+   */
+  readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeCounts, StoreError>
+}
+
+export class JobStore extends Context.Tag("@webdata/core/JobStore")<JobStore, JobStoreShape>() {}
+
+/** A fresh id for a job or task: UUID v7, so ids sort by creation time. */
+export const newId = (): string => uuidv7()

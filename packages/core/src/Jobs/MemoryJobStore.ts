@@ -1,0 +1,454 @@
+/**
+ * The in-memory JobStore: for tests, the embedded library and `WEBDATA_STORE=memory:`. Nothing survives the
+ * process. Same semantics as the durable stores (the conformance suite checks both); operations run one at a time
+ * (a lock stands in for the database's transactions) and never half (every check and JSON encoding happens before
+ * the first write, and an operation cannot be interrupted once it holds the lock).
+ *
+ * Each job keeps its open tasks (pending or leased) in a tree ordered by due time (`notBefore` while pending, the
+ * lease's end while leased), so a lease reads only the tasks it takes, and every step is O(log n) in the job's tasks.
+ */
+import { Effect, Layer, Option, Order, RedBlackTree } from "effect"
+import { LRUCache } from "lru-cache"
+import type { CachedPage } from "../Cache/ScrapeCache.js"
+import { admissible } from "./Admission.js"
+import { fairLease } from "./FairLease.js"
+import {
+  type Job,
+  type JobErrorRecord,
+  JobStore,
+  type JobStoreShape,
+  type NewTask,
+  newId,
+  type StoredDocument,
+  type Task,
+  type TaskError,
+  type TaskStatus,
+} from "./JobStore.js"
+import { encodeJson, encodeOptionalJson } from "./Json.js"
+
+export interface MemoryJobStoreOptions {
+  /** Bound of the cached page bodies in bytes (UTF-16 length × 2); least recently used go first. Default 256 MiB. */
+  readonly cacheMaxBytes?: number
+}
+
+/** `[dueAt, seq]`: seq (admission order, unique) breaks ties and makes keys unique. */
+type DueKey = readonly [number, number]
+const dueOrder: Order.Order<DueKey> = Order.tuple(Order.number, Order.number)
+
+interface TaskRow {
+  readonly id: string
+  readonly jobId: string
+  readonly seq: number
+  readonly url: string
+  readonly key: string
+  readonly depth: number
+  readonly host: string
+  status: TaskStatus
+  attempts: number
+  notBefore: number
+  leaseOwner: string | undefined
+  leaseUntil: number | undefined
+  lastError: TaskError | undefined
+  /** The row's key in its job's `due` tree, while it is open. */
+  dueKey: DueKey | undefined
+}
+
+interface JobRow {
+  job: Job
+  /** Lease turn: jobs with the lowest turn are served first. */
+  turn: number
+  readonly keys: Set<string>
+  readonly tasks: Array<TaskRow>
+  due: RedBlackTree.RedBlackTree<DueKey, TaskRow>
+  readonly leased: Set<TaskRow>
+  readonly documents: Array<{ readonly url: string; readonly json: string; readonly createdAt: number }>
+  readonly errors: Array<JobErrorRecord>
+  readonly robotsBlocked: Set<string>
+}
+
+const snapshot = (row: TaskRow): Task => ({
+  id: row.id,
+  jobId: row.jobId,
+  url: row.url,
+  key: row.key,
+  depth: row.depth,
+  host: row.host,
+  status: row.status,
+  attempts: row.attempts,
+  notBefore: row.notBefore,
+  ...(row.leaseOwner !== undefined ? { leaseOwner: row.leaseOwner } : {}),
+  ...(row.leaseUntil !== undefined ? { leaseUntil: row.leaseUntil } : {}),
+  ...(row.lastError !== undefined ? { lastError: row.lastError } : {}),
+})
+
+/** Whether `row` is still under the very lease `task` was given. */
+const holds = (row: TaskRow | undefined, task: Task): row is TaskRow =>
+  row !== undefined &&
+  row.status === "leased" &&
+  row.leaseOwner === task.leaseOwner &&
+  row.leaseUntil === task.leaseUntil
+
+const compareIds = (a: Job, b: Job): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const withoutCompletedAt = ({ completedAt: _, ...job }: Job): Job => job
+
+export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
+  const jobs = new Map<string, JobRow>()
+  /** The `scraping` jobs: the only ones `leaseTasks` looks at. */
+  const active = new Set<JobRow>()
+  const tasks = new Map<string, TaskRow>()
+  const scrapes = new Map<
+    string,
+    { readonly owner: string | null; readonly json: string; readonly expiresAt: number }
+  >()
+  const cache = new LRUCache<string, CachedPage>({
+    maxSize: options.cacheMaxBytes ?? 256 * 1024 * 1024,
+    sizeCalculation: (page) => Math.max(1, page.body.length * 2),
+  })
+  let nextSeq = 0
+  let nextTurn = 0
+
+  const lock = Effect.unsafeMakeSemaphore(1)
+  const atomic = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.uninterruptible(lock.withPermits(1)(effect))
+
+  const setDue = (jobRow: JobRow, row: TaskRow, dueAt: number | undefined): void => {
+    if (row.dueKey !== undefined) jobRow.due = RedBlackTree.removeFirst(jobRow.due, row.dueKey)
+    row.dueKey = dueAt === undefined ? undefined : [dueAt, row.seq]
+    if (row.dueKey !== undefined) jobRow.due = RedBlackTree.insert(jobRow.due, row.dueKey, row)
+  }
+
+  /** Admits what the job takes of `proposed`; returns how many. The caller updates the job's `total`. */
+  const admit = (jobRow: JobRow, proposed: ReadonlyArray<NewTask>): number => {
+    const admitted = admissible(proposed, (key) => jobRow.keys.has(key), jobRow.job.limit - jobRow.job.total)
+    for (const task of admitted) {
+      const row: TaskRow = {
+        id: newId(),
+        jobId: jobRow.job.id,
+        seq: nextSeq++,
+        url: task.url,
+        key: task.key,
+        depth: task.depth,
+        host: task.host,
+        status: "pending",
+        attempts: 0,
+        notBefore: task.notBefore ?? 0,
+        leaseOwner: undefined,
+        leaseUntil: undefined,
+        lastError: undefined,
+        dueKey: undefined,
+      }
+      tasks.set(row.id, row)
+      jobRow.keys.add(row.key)
+      jobRow.tasks.push(row)
+      setDue(jobRow, row, row.notBefore)
+    }
+    return admitted.length
+  }
+
+  /** Takes an open task out of the queue with its final status. */
+  const close = (jobRow: JobRow, row: TaskRow, status: TaskStatus): void => {
+    setDue(jobRow, row, undefined)
+    jobRow.leased.delete(row)
+    row.status = status
+    row.leaseOwner = undefined
+    row.leaseUntil = undefined
+  }
+
+  /** Moves a `scraping` job to a terminal status, cancelling its open tasks. */
+  const terminate = (jobRow: JobRow, status: "cancelled" | "failed", now: number, error?: string): void => {
+    for (const row of Array.from(RedBlackTree.values(jobRow.due))) close(jobRow, row, "cancelled")
+    active.delete(jobRow)
+    jobRow.job = {
+      ...jobRow.job,
+      status,
+      updatedAt: now,
+      completedAt: now,
+      ...(error !== undefined ? { error } : {}),
+    }
+  }
+
+  const stopJob = (id: string, now: number, status: "cancelled" | "failed", error?: string) =>
+    atomic(
+      Effect.sync(() => {
+        const jobRow = jobs.get(id)
+        if (jobRow === undefined) return Option.none()
+        if (jobRow.job.status === "scraping") terminate(jobRow, status, now, error)
+        return Option.some(jobRow.job)
+      }),
+    )
+
+  /** Puts a leased task back in the queue (retry or defer). */
+  const release = (task: Task, notBefore: number, failed: boolean, error?: TaskError) =>
+    atomic(
+      Effect.sync(() => {
+        const row = tasks.get(task.id)
+        const jobRow = row && jobs.get(row.jobId)
+        if (!holds(row, task) || jobRow === undefined) return false
+        jobRow.leased.delete(row)
+        row.status = "pending"
+        row.leaseOwner = undefined
+        row.leaseUntil = undefined
+        row.notBefore = notBefore
+        if (failed) row.attempts += 1
+        if (error !== undefined) row.lastError = error
+        setDue(jobRow, row, notBefore)
+        return true
+      }),
+    )
+
+  const store: JobStoreShape = {
+    createJob: (input, seeds) =>
+      Effect.gen(function* () {
+        // Stored values are what JSON gives back, as in the durable stores.
+        const options = JSON.parse(yield* encodeJson(input.options)) as unknown
+        const webhook = yield* encodeOptionalJson(input.webhook)
+        return yield* atomic(
+          Effect.sync(() => {
+            const jobRow: JobRow = {
+              job: {
+                ...input,
+                options,
+                ...(webhook !== undefined ? { webhook: JSON.parse(webhook) as unknown } : {}),
+                id: newId(),
+                status: "scraping",
+                total: 0,
+                completed: 0,
+                failed: 0,
+                updatedAt: input.createdAt,
+              },
+              turn: 0,
+              keys: new Set(),
+              tasks: [],
+              due: RedBlackTree.empty(dueOrder),
+              leased: new Set(),
+              documents: [],
+              errors: [],
+              robotsBlocked: new Set(),
+            }
+            jobs.set(jobRow.job.id, jobRow)
+            const admitted = admit(jobRow, seeds)
+            jobRow.job =
+              admitted === 0
+                ? { ...jobRow.job, status: "completed", completedAt: input.createdAt }
+                : { ...jobRow.job, total: admitted }
+            if (admitted > 0) active.add(jobRow)
+            return jobRow.job
+          }),
+        )
+      }),
+
+    getJob: (id) => Effect.sync(() => Option.fromNullable(jobs.get(id)?.job)),
+
+    listJobs: (filter) =>
+      Effect.sync(() =>
+        Array.from(jobs.values(), (row) => row.job)
+          .filter(
+            (job) =>
+              (filter.owner === undefined || job.owner === filter.owner) &&
+              (filter.kind === undefined || job.kind === filter.kind) &&
+              (filter.status === undefined || job.status === filter.status),
+          )
+          .sort((a, b) => a.createdAt - b.createdAt || compareIds(a, b)),
+      ),
+
+    cancelJob: (id, now) => stopJob(id, now, "cancelled"),
+    failJob: (id, error, now) => stopJob(id, now, "failed", error),
+
+    leaseTasks: ({ worker, now, leaseMs, max }) =>
+      atomic(
+        Effect.gen(function* () {
+          const candidates = Array.from(active)
+            .filter((row) => row.due.pipe(RedBlackTree.size) > 0)
+            .sort((a, b) => a.turn - b.turn || a.job.createdAt - b.job.createdAt || compareIds(a.job, b.job))
+          const leaseUntil = now + leaseMs
+          const { tasks: leased, served } = yield* fairLease(
+            candidates.map((row) => ({ id: row.job.id, maxConcurrency: row.job.maxConcurrency })),
+            max,
+            {
+              liveLeases: (jobId) =>
+                Effect.sync(() => {
+                  let live = 0
+                  for (const row of jobs.get(jobId)?.leased ?? []) if ((row.leaseUntil ?? 0) > now) live++
+                  return live
+                }),
+              take: (jobId, n) =>
+                Effect.sync(() => {
+                  const jobRow = jobs.get(jobId)!
+                  const due: Array<TaskRow> = []
+                  for (const row of RedBlackTree.values(jobRow.due)) {
+                    if (due.length >= n || row.dueKey![0] > now) break
+                    due.push(row)
+                  }
+                  return due.map((row) => {
+                    // A lease that ran out was an attempt that never reported back.
+                    if (row.status === "leased") row.attempts += 1
+                    row.status = "leased"
+                    row.leaseOwner = worker
+                    row.leaseUntil = leaseUntil
+                    jobRow.leased.add(row)
+                    setDue(jobRow, row, leaseUntil)
+                    return snapshot(row)
+                  })
+                }),
+            },
+          )
+          for (const jobId of served) jobs.get(jobId)!.turn = ++nextTurn
+          return leased
+        }),
+      ),
+
+    renewLease: (task, leaseUntil) =>
+      atomic(
+        Effect.sync(() => {
+          const row = tasks.get(task.id)
+          const jobRow = row && jobs.get(row.jobId)
+          if (!holds(row, task) || jobRow === undefined) return Option.none()
+          row.leaseUntil = leaseUntil
+          setDue(jobRow, row, leaseUntil)
+          return Option.some(snapshot(row))
+        }),
+      ),
+
+    completeTask: (task, outcome) =>
+      Effect.gen(function* () {
+        const document = yield* encodeOptionalJson(outcome.document)
+        return yield* atomic(
+          Effect.sync(() => {
+            const row = tasks.get(task.id)
+            const jobRow = jobs.get(row?.jobId ?? task.jobId)
+            if (!holds(row, task) || jobRow === undefined)
+              return { recorded: false, finished: false, job: Option.fromNullable(jobRow?.job) }
+            const { now } = outcome
+            let { completed, failed } = jobRow.job
+            if (document !== undefined) {
+              jobRow.documents.push({ url: row.url, json: document, createdAt: now })
+              completed += 1
+              close(jobRow, row, "done")
+            } else if (outcome.error !== undefined) {
+              const { code, message } = outcome.error
+              jobRow.errors.push({ id: row.id, jobId: row.jobId, url: row.url, code, message, at: now })
+              failed += 1
+              close(jobRow, row, "failed")
+            } else {
+              close(jobRow, row, "done")
+            }
+            const total = jobRow.job.total + admit(jobRow, outcome.discovered)
+            for (const url of outcome.robotsBlocked) jobRow.robotsBlocked.add(url)
+            const finished = RedBlackTree.size(jobRow.due) === 0
+            jobRow.job = {
+              ...jobRow.job,
+              total,
+              completed,
+              failed,
+              updatedAt: now,
+              ...(finished ? { status: "completed" as const, completedAt: now } : {}),
+            }
+            if (finished) active.delete(jobRow)
+            return { recorded: true, finished, job: Option.some(jobRow.job) }
+          }),
+        )
+      }),
+
+    retryTask: (task, { notBefore, error }) => release(task, notBefore, true, error),
+    deferTask: (task, notBefore) => release(task, notBefore, false),
+
+    addTasks: (jobId, proposed, now) =>
+      atomic(
+        Effect.sync(() => {
+          const jobRow = jobs.get(jobId)
+          if (jobRow === undefined || jobRow.job.status === "cancelled" || jobRow.job.status === "failed") return 0
+          const admitted = admit(jobRow, proposed)
+          if (admitted === 0) return 0
+          jobRow.job = {
+            ...withoutCompletedAt(jobRow.job),
+            status: "scraping",
+            total: jobRow.job.total + admitted,
+            updatedAt: now,
+          }
+          active.add(jobRow)
+          return admitted
+        }),
+      ),
+
+    getTask: (id) => Effect.sync(() => Option.map(Option.fromNullable(tasks.get(id)), snapshot)),
+
+    documents: (jobId, { skip, limit }) =>
+      Effect.sync(() => {
+        const jobRow = jobs.get(jobId)
+        if (jobRow === undefined) return []
+        const from = Math.max(0, skip)
+        return jobRow.documents.slice(from, from + Math.max(0, limit)).map(
+          (doc, i): StoredDocument => ({
+            jobId,
+            seq: from + i,
+            url: doc.url,
+            document: JSON.parse(doc.json) as unknown,
+            createdAt: doc.createdAt,
+          }),
+        )
+      }),
+
+    countDocuments: (jobId) => Effect.sync(() => jobs.get(jobId)?.documents.length ?? 0),
+
+    errors: (jobId) =>
+      Effect.sync(() => {
+        const jobRow = jobs.get(jobId)
+        return { errors: [...(jobRow?.errors ?? [])], robotsBlocked: [...(jobRow?.robotsBlocked ?? [])] }
+      }),
+
+    putScrape: ({ id, owner, document, expiresAt }) =>
+      Effect.map(encodeJson(document), (json) => {
+        scrapes.set(id, { owner, json, expiresAt })
+      }),
+
+    getScrape: (id) =>
+      Effect.sync(() =>
+        Option.map(Option.fromNullable(scrapes.get(id)), ({ owner, json, expiresAt }) => ({
+          id,
+          owner,
+          document: JSON.parse(json) as unknown,
+          expiresAt,
+        })),
+      ),
+
+    cacheGet: (key) => Effect.sync(() => Option.fromNullable(cache.get(key))),
+    cacheSet: (key, page) =>
+      Effect.sync(() => {
+        cache.set(key, { ...page })
+      }),
+
+    purgeExpired: (now, purge = {}) =>
+      atomic(
+        Effect.sync(() => {
+          const counts = { jobs: 0, tasks: 0, documents: 0, errors: 0, scrapes: 0, cache: 0 }
+          for (const [id, jobRow] of jobs) {
+            if (jobRow.job.expiresAt > now) continue
+            for (const row of jobRow.tasks) tasks.delete(row.id)
+            counts.jobs += 1
+            counts.tasks += jobRow.tasks.length
+            counts.documents += jobRow.documents.length
+            counts.errors += jobRow.errors.length
+            active.delete(jobRow)
+            jobs.delete(id)
+          }
+          for (const [id, scrape] of scrapes) {
+            if (scrape.expiresAt > now) continue
+            scrapes.delete(id)
+            counts.scrapes += 1
+          }
+          const { cacheBefore } = purge
+          if (cacheBefore !== undefined) {
+            const stale = Array.from(cache.entries()).filter(([, page]) => page.cachedAt < cacheBefore)
+            for (const [key] of stale) cache.delete(key)
+            counts.cache = stale.length
+          }
+          return counts
+        }),
+      ),
+  }
+  return store
+}
+
+export const layer = (options: MemoryJobStoreOptions = {}): Layer.Layer<JobStore> =>
+  Layer.sync(JobStore, () => make(options))

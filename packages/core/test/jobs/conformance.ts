@@ -1,0 +1,830 @@
+/**
+ * The JobStore conformance suite: every store layer (memory, SQLite, later Postgres and Redis) runs it and must pass
+ * all of it. `makeLayer` is called once per test and must give an empty store.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Option } from "effect"
+import { ScrapeCache } from "../../src/Cache/ScrapeCache.js"
+import {
+  type Job,
+  JobStore,
+  type JobStoreShape,
+  type NewJob,
+  type NewTask,
+  StoreScrapeCache,
+  type Task,
+} from "../../src/Jobs/index.js"
+
+const T0 = 1_700_000_000_000
+const DAY = 24 * 60 * 60 * 1000
+
+export const newJob = (overrides: Partial<NewJob> = {}): NewJob => ({
+  kind: "crawl",
+  owner: "key-a",
+  url: "https://example.test/",
+  options: { includePaths: ["^/blog"], scrapeOptions: { formats: ["markdown"] } },
+  limit: 10_000,
+  zeroDataRetention: false,
+  createdAt: T0,
+  expiresAt: T0 + DAY,
+  ...overrides,
+})
+
+export const task = (path: string, overrides: Partial<NewTask> = {}): NewTask => ({
+  url: `https://example.test${path}`,
+  key: `example.test${path}`,
+  depth: 0,
+  host: "example.test",
+  ...overrides,
+})
+
+export const tasks = (count: number, prefix = "/p"): Array<NewTask> =>
+  Array.from({ length: count }, (_, i) => task(`${prefix}${i}`))
+
+const lease = (store: JobStoreShape, worker: string, now: number, max: number, leaseMs = 30_000) =>
+  store.leaseTasks({ worker, now, leaseMs, max })
+
+const done = (document: unknown = { markdown: "# page" }, now = T0 + 1) => ({
+  now,
+  document,
+  discovered: [],
+  robotsBlocked: [],
+})
+
+const failure = (now = T0 + 1) => ({
+  now,
+  error: { code: "SCRAPE_TIMEOUT", message: "timed out" },
+  discovered: [],
+  robotsBlocked: [],
+})
+
+const getJob = (store: JobStoreShape, id: string) => Effect.map(store.getJob(id), Option.getOrThrow)
+const getTask = (store: JobStoreShape, id: string) => Effect.map(store.getTask(id), Option.getOrThrow)
+
+export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Layer<JobStore, unknown>): void => {
+  /** Runs a test body against a fresh, empty store. */
+  const withStore = <A, E>(body: (store: JobStoreShape) => Effect.Effect<A, E>) =>
+    Effect.flatMap(JobStore, body).pipe(Effect.provide(makeLayer()))
+
+  describe(`JobStore conformance: ${name}`, () => {
+    describe("jobs", () => {
+      it.effect("creates, reads and lists jobs", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const crawl = yield* store.createJob(
+              newJob({ maxConcurrency: 3, delayMs: 500, webhook: { url: "https://hook.test/", events: ["page"] } }),
+              [task("/")],
+            )
+            expect(crawl).toMatchObject({
+              kind: "crawl",
+              owner: "key-a",
+              status: "scraping",
+              url: "https://example.test/",
+              limit: 10_000,
+              maxConcurrency: 3,
+              delayMs: 500,
+              webhook: { url: "https://hook.test/", events: ["page"] },
+              zeroDataRetention: false,
+              total: 1,
+              completed: 0,
+              failed: 0,
+              createdAt: T0,
+              updatedAt: T0,
+              expiresAt: T0 + DAY,
+            })
+            expect(crawl.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+            expect(crawl.completedAt).toBeUndefined()
+            expect(yield* store.getJob(crawl.id)).toEqual(Option.some(crawl))
+            expect(yield* store.getJob("0190f3a0-0000-7000-8000-000000000000")).toEqual(Option.none())
+
+            const batch = yield* store.createJob(
+              newJob({ kind: "batch", owner: null, createdAt: T0 + 1, zeroDataRetention: true }),
+              [task("/a"), task("/b")],
+            )
+            const other = yield* store.createJob(newJob({ owner: "key-b", createdAt: T0 + 2 }), [task("/")])
+            yield* store.cancelJob(other.id, T0 + 3)
+
+            const ids = (jobs: ReadonlyArray<Job>) => jobs.map((job) => job.id)
+            expect(ids(yield* store.listJobs({}))).toEqual([crawl.id, batch.id, other.id])
+            expect(ids(yield* store.listJobs({ owner: "key-a" }))).toEqual([crawl.id])
+            expect(ids(yield* store.listJobs({ owner: null }))).toEqual([batch.id])
+            expect(ids(yield* store.listJobs({ kind: "batch" }))).toEqual([batch.id])
+            expect(ids(yield* store.listJobs({ kind: "crawl", status: "scraping" }))).toEqual([crawl.id])
+            expect(ids(yield* store.listJobs({ owner: "key-b", status: "cancelled" }))).toEqual([other.id])
+            expect(ids(yield* store.listJobs({ owner: "key-c" }))).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("stores options and webhook as JSON", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(
+              newJob({ options: { a: 1, skip: undefined, nested: [true, null, "x"] }, webhook: "https://hook.test/" }),
+              [task("/")],
+            )
+            const read = yield* getJob(store, job.id)
+            expect(read.options).toEqual({ a: 1, nested: [true, null, "x"] })
+            expect(Object.keys(read.options as object)).toEqual(["a", "nested"])
+            expect(read.webhook).toBe("https://hook.test/")
+            expect("maxConcurrency" in read).toBe(false)
+            expect("webhook" in (yield* store.createJob(newJob(), [task("/")]))).toBe(false)
+          }),
+        ),
+      )
+
+      it.effect("admits seeds once per key and at most limit of them", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ limit: 3 }), [
+              task("/a"),
+              task("/a", { url: "https://example.test/a?dup" }),
+              task("/b"),
+              task("/c"),
+              task("/d"),
+            ])
+            expect(job.total).toBe(3)
+            const leased = yield* lease(store, "w1", T0, 10)
+            expect(leased.map((t) => t.url)).toEqual([
+              "https://example.test/a",
+              "https://example.test/b",
+              "https://example.test/c",
+            ])
+          }),
+        ),
+      )
+
+      it.effect("a job created without any task is completed at once", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ kind: "batch" }), [])
+            expect(job).toMatchObject({ status: "completed", total: 0, completedAt: T0 })
+            expect(yield* lease(store, "w1", T0, 10)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("cancel stops leasing and voids the leases in flight", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(4))
+            const [inFlight] = yield* lease(store, "w1", T0, 1)
+            const cancelled = yield* store.cancelJob(job.id, T0 + 5)
+            expect(Option.getOrThrow(cancelled)).toMatchObject({ status: "cancelled", completedAt: T0 + 5 })
+            expect(yield* lease(store, "w1", T0 + 10, 10)).toEqual([])
+            expect(yield* lease(store, "w2", T0 + 10 * DAY, 10)).toEqual([])
+
+            const late = yield* store.completeTask(inFlight!, done())
+            expect(late.recorded).toBe(false)
+            expect(late.finished).toBe(false)
+            expect(Option.getOrThrow(late.job)).toMatchObject({ status: "cancelled", completed: 0 })
+            expect(yield* store.countDocuments(job.id)).toBe(0)
+            expect((yield* getTask(store, inFlight!.id)).status).toBe("cancelled")
+            expect(yield* store.addTasks(job.id, [task("/new")], T0 + 11)).toBe(0)
+
+            // Cancelling again, or cancelling a finished job, changes nothing.
+            expect(Option.getOrThrow(yield* store.cancelJob(job.id, T0 + 20))).toMatchObject({
+              status: "cancelled",
+              completedAt: T0 + 5,
+            })
+            const finished = yield* store.createJob(newJob(), [])
+            expect(Option.getOrThrow(yield* store.cancelJob(finished.id, T0 + 20)).status).toBe("completed")
+            expect(yield* store.cancelJob("0190f3a0-0000-7000-8000-000000000000", T0)).toEqual(Option.none())
+          }),
+        ),
+      )
+
+      it.effect("failJob fails a running job with its error and cancels its tasks", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(3))
+            const [leased] = yield* lease(store, "w1", T0, 1)
+            const failed = Option.getOrThrow(yield* store.failJob(job.id, "robots.txt unreachable", T0 + 7))
+            expect(failed).toMatchObject({ status: "failed", error: "robots.txt unreachable", completedAt: T0 + 7 })
+            expect(yield* lease(store, "w1", T0 + 8, 10)).toEqual([])
+            expect((yield* store.completeTask(leased!, done())).recorded).toBe(false)
+            expect(Option.getOrThrow(yield* store.failJob(job.id, "again", T0 + 9)).error).toBe(
+              "robots.txt unreachable",
+            )
+          }),
+        ),
+      )
+    })
+
+    describe("leases", () => {
+      it.effect("leases due tasks in admission order, each once, until the lease expires", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(5))
+            const first = yield* lease(store, "w1", T0, 2, 1000)
+            expect(first.map((t) => t.url)).toEqual(["https://example.test/p0", "https://example.test/p1"])
+            for (const leased of first) {
+              expect(leased).toMatchObject({
+                jobId: job.id,
+                status: "leased",
+                leaseOwner: "w1",
+                leaseUntil: T0 + 1000,
+                attempts: 0,
+                depth: 0,
+                host: "example.test",
+              })
+            }
+            const second = yield* lease(store, "w2", T0 + 999, 10, 1000)
+            expect(second.map((t) => t.url)).toEqual([
+              "https://example.test/p2",
+              "https://example.test/p3",
+              "https://example.test/p4",
+            ])
+            expect(yield* lease(store, "w2", T0 + 999, 10)).toEqual([])
+            // w1 died: its leases run out at T0 + 1000 and come back, counting an attempt.
+            const again = yield* lease(store, "w3", T0 + 1000, 10, 1000)
+            expect(again.map((t) => [t.id, t.attempts, t.leaseOwner])).toEqual(first.map((t) => [t.id, 1, "w3"]))
+            expect(yield* lease(store, "w3", T0 + 1000, 10)).toEqual([])
+            expect(yield* lease(store, "w3", T0 + 1000, 0)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("does not lease a task before its notBefore, and serves the earliest due first", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.createJob(newJob(), [
+              task("/late", { notBefore: T0 + 500 }),
+              task("/now"),
+              task("/soon", { notBefore: T0 + 100 }),
+            ])
+            expect((yield* lease(store, "w1", T0, 10)).map((t) => t.url)).toEqual(["https://example.test/now"])
+            expect(yield* lease(store, "w1", T0 + 99, 10)).toEqual([])
+            expect((yield* lease(store, "w1", T0 + 1000, 10)).map((t) => t.url)).toEqual([
+              "https://example.test/soon",
+              "https://example.test/late",
+            ])
+          }),
+        ),
+      )
+
+      it.effect("never holds more live leases per job than its maxConcurrency", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.createJob(newJob({ maxConcurrency: 2 }), tasks(6))
+            const first = yield* lease(store, "w1", T0, 10, 1000)
+            expect(first).toHaveLength(2)
+            expect(yield* lease(store, "w1", T0 + 1, 10)).toEqual([])
+            yield* store.completeTask(first[0]!, done())
+            expect(yield* lease(store, "w1", T0 + 2, 10, 1000)).toHaveLength(1)
+            expect(yield* lease(store, "w1", T0 + 3, 10)).toEqual([])
+            // Expired leases are not live: at T0 + 1000 first[1]'s lease runs out (the other one lives on), which
+            // frees one slot; once every lease has run out, two.
+            expect(yield* lease(store, "w2", T0 + 1000, 10, 1000)).toHaveLength(1)
+            expect(yield* lease(store, "w2", T0 + 1001, 10)).toEqual([])
+            expect(yield* lease(store, "w2", T0 + 5000, 10, 1000)).toHaveLength(2)
+          }),
+        ),
+      )
+
+      it.effect("serves jobs fairly: a huge crawl does not starve a small batch", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const big = yield* store.createJob(newJob(), tasks(200))
+            const small = yield* store.createJob(newJob({ kind: "batch", createdAt: T0 + 1 }), tasks(3, "/s"))
+            const mixed = yield* lease(store, "w1", T0, 4)
+            expect(mixed.filter((t) => t.jobId === big.id)).toHaveLength(2)
+            expect(mixed.filter((t) => t.jobId === small.id)).toHaveLength(2)
+            // One slot at a time: the jobs take turns.
+            const turns: Array<string> = []
+            for (let i = 0; i < 4; i++) turns.push(...(yield* lease(store, "w1", T0, 1)).map((t) => t.jobId))
+            expect(turns).toEqual([big.id, small.id, big.id, big.id])
+            // Leftover slots go to the job that has more work.
+            expect(yield* lease(store, "w1", T0, 10)).toHaveLength(10)
+          }),
+        ),
+      )
+
+      it.effect("renewLease extends a lease its holder still has", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.createJob(newJob(), tasks(1))
+            const [leased] = yield* lease(store, "w1", T0, 1, 1000)
+            const renewed = Option.getOrThrow(yield* store.renewLease(leased!, T0 + 5000))
+            expect(renewed).toMatchObject({ id: leased!.id, leaseOwner: "w1", leaseUntil: T0 + 5000 })
+            expect(yield* lease(store, "w2", T0 + 4999, 10)).toEqual([])
+            // The old lease is gone: only the renewed one completes.
+            expect(yield* store.renewLease(leased!, T0 + 9000)).toEqual(Option.none())
+            expect((yield* store.completeTask(leased!, done())).recorded).toBe(false)
+            expect((yield* store.completeTask(renewed, done())).recorded).toBe(true)
+          }),
+        ),
+      )
+
+      it.effect("concurrent fibers leasing at once never get the same task", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ maxConcurrency: 50 }), tasks(300))
+            const worker = (name: string) =>
+              Effect.gen(function* () {
+                const mine: Array<Task> = []
+                let finished = 0
+                for (;;) {
+                  const leased = yield* lease(store, name, T0, 3)
+                  if (leased.length === 0) return { mine, finished }
+                  mine.push(...leased)
+                  for (const one of leased) {
+                    yield* Effect.yieldNow()
+                    const result = yield* store.completeTask(one, done({ url: one.url }))
+                    expect(result.recorded).toBe(true)
+                    if (result.finished) finished += 1
+                  }
+                }
+              })
+            const results = yield* Effect.all(
+              Array.from({ length: 12 }, (_, i) => worker(`w${i}`)),
+              { concurrency: "unbounded" },
+            )
+            const ids = results.flatMap((r) => r.mine.map((t) => t.id))
+            expect(ids).toHaveLength(300)
+            expect(new Set(ids).size).toBe(300)
+            expect(results.filter((r) => r.mine.length > 0).length).toBeGreaterThan(1)
+            expect(results.reduce((n, r) => n + r.finished, 0)).toBe(1)
+            expect(yield* getJob(store, job.id)).toMatchObject({ status: "completed", completed: 300, total: 300 })
+            const docs = yield* store.documents(job.id, { skip: 0, limit: 1000 })
+            expect(docs.map((d) => d.seq)).toEqual(Array.from({ length: 300 }, (_, i) => i))
+          }),
+        ),
+      )
+    })
+
+    describe("completing tasks", () => {
+      it.effect("records a task exactly once", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(2))
+            const [leased] = yield* lease(store, "w1", T0, 1)
+            const first = yield* store.completeTask(leased!, done({ markdown: "one" }, T0 + 10))
+            expect(first).toMatchObject({ recorded: true, finished: false })
+            expect(Option.getOrThrow(first.job)).toMatchObject({
+              completed: 1,
+              failed: 0,
+              total: 2,
+              updatedAt: T0 + 10,
+            })
+            const second = yield* store.completeTask(leased!, done({ markdown: "two" }, T0 + 11))
+            expect(second.recorded).toBe(false)
+            expect(Option.getOrThrow(second.job)).toMatchObject({ completed: 1, updatedAt: T0 + 10 })
+            expect(yield* store.retryTask(leased!, { notBefore: T0 })).toBe(false)
+            expect(yield* store.deferTask(leased!, T0)).toBe(false)
+            const docs = yield* store.documents(job.id, { skip: 0, limit: 10 })
+            expect(docs).toEqual([
+              { jobId: job.id, seq: 0, url: leased!.url, document: { markdown: "one" }, createdAt: T0 + 10 },
+            ])
+            expect((yield* getTask(store, leased!.id)).status).toBe("done")
+          }),
+        ),
+      )
+
+      it.effect("a late finisher whose lease moved to another worker records nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(1))
+            const [slow] = yield* lease(store, "w1", T0, 1, 1000)
+            const [retaken] = yield* lease(store, "w2", T0 + 1000, 1, 1000)
+            expect(retaken!.id).toBe(slow!.id)
+            const late = yield* store.completeTask(slow!, done({ by: "w1" }))
+            expect(late.recorded).toBe(false)
+            expect(yield* store.countDocuments(job.id)).toBe(0)
+            const onTime = yield* store.completeTask(retaken!, done({ by: "w2" }, T0 + 1500))
+            expect(onTime).toMatchObject({ recorded: true, finished: true })
+            expect((yield* store.documents(job.id, { skip: 0, limit: 10 })).map((d) => d.document)).toEqual([
+              { by: "w2" },
+            ])
+            // The same worker re-leasing its own expired task gets a new lease: the old one is void.
+            const job2 = yield* store.createJob(newJob(), tasks(1))
+            const [old] = yield* lease(store, "w1", T0, 1, 1000)
+            const [fresh] = yield* lease(store, "w1", T0 + 2000, 1, 1000)
+            expect(fresh!.id).toBe(old!.id)
+            expect((yield* store.completeTask(old!, done())).recorded).toBe(false)
+            expect((yield* store.completeTask(fresh!, done())).recorded).toBe(true)
+            expect(yield* store.countDocuments(job2.id)).toBe(1)
+          }),
+        ),
+      )
+
+      it.effect("a holder whose lease ran out may still complete while nobody took the task", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(1))
+            const [leased] = yield* lease(store, "w1", T0, 1, 1000)
+            const result = yield* store.completeTask(leased!, done(undefined, T0 + 5000))
+            expect(result).toMatchObject({ recorded: true, finished: true })
+            expect(yield* store.countDocuments(job.id)).toBe(1)
+          }),
+        ),
+      )
+
+      it.effect("admits discovered tasks once per key, within the job's limit", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ limit: 4 }), [task("/")])
+            const [root] = yield* lease(store, "w1", T0, 1)
+            const result = yield* store.completeTask(root!, {
+              now: T0 + 1,
+              document: { markdown: "root" },
+              discovered: [
+                task("/", { depth: 1 }),
+                task("/a", { depth: 1 }),
+                task("/a", { depth: 1, url: "https://example.test/a#x" }),
+                task("/b", { depth: 1, host: "b.example.test" }),
+                task("/c", { depth: 1 }),
+                task("/d", { depth: 1 }),
+              ],
+              robotsBlocked: [],
+            })
+            expect(result).toMatchObject({ recorded: true, finished: false })
+            expect(Option.getOrThrow(result.job)).toMatchObject({ total: 4, completed: 1 })
+            const next = yield* lease(store, "w1", T0 + 2, 10)
+            expect(next.map((t) => [t.url, t.depth, t.host])).toEqual([
+              ["https://example.test/a", 1, "example.test"],
+              ["https://example.test/b", 1, "b.example.test"],
+              ["https://example.test/c", 1, "example.test"],
+            ])
+            // The job is full: nothing more gets in, seen or not.
+            const more = yield* store.completeTask(next[0]!, {
+              ...done(),
+              discovered: [task("/e", { depth: 2 }), task("/a", { depth: 2 })],
+            })
+            expect(Option.getOrThrow(more.job).total).toBe(4)
+            expect(yield* store.addTasks(job.id, [task("/f")], T0 + 3)).toBe(0)
+            expect(yield* lease(store, "w1", T0 + 3, 10)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("the job completes exactly when its last task finishes", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), [task("/")])
+            const [root] = yield* lease(store, "w1", T0, 1)
+            const first = yield* store.completeTask(root!, { ...done(), discovered: [task("/a"), task("/b")] })
+            expect(first.finished).toBe(false)
+            const [a, b] = yield* lease(store, "w1", T0 + 2, 10)
+            expect(Option.getOrThrow((yield* store.completeTask(a!, done(undefined, T0 + 3))).job).status).toBe(
+              "scraping",
+            )
+            // A leased task keeps the job open even when nothing is pending.
+            expect((yield* getJob(store, job.id)).status).toBe("scraping")
+            const last = yield* store.completeTask(b!, failure(T0 + 4))
+            expect(last.recorded).toBe(true)
+            expect(last.finished).toBe(true)
+            expect(Option.getOrThrow(last.job)).toMatchObject({
+              status: "completed",
+              completedAt: T0 + 4,
+              total: 3,
+              completed: 2,
+              failed: 1,
+            })
+            expect(yield* getJob(store, job.id)).toEqual(Option.getOrThrow(last.job))
+          }),
+        ),
+      )
+
+      it.effect("the job completes when every task fails", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ kind: "batch" }), tasks(3))
+            const leased = yield* lease(store, "w1", T0, 10)
+            const finished: Array<boolean> = []
+            for (const one of leased) finished.push((yield* store.completeTask(one, failure())).finished)
+            expect(finished).toEqual([false, false, true])
+            expect(yield* getJob(store, job.id)).toMatchObject({ status: "completed", completed: 0, failed: 3 })
+            const { errors } = yield* store.errors(job.id)
+            expect(errors.map((e) => [e.id, e.url, e.code])).toEqual(leased.map((t) => [t.id, t.url, "SCRAPE_TIMEOUT"]))
+            expect((yield* getTask(store, leased[0]!.id)).status).toBe("failed")
+          }),
+        ),
+      )
+
+      it.effect("a task finished without document or error counts in neither", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(1))
+            const [leased] = yield* lease(store, "w1", T0, 1)
+            const result = yield* store.completeTask(leased!, {
+              now: T0 + 1,
+              discovered: [],
+              robotsBlocked: [leased!.url],
+            })
+            expect(Option.getOrThrow(result.job)).toMatchObject({
+              status: "completed",
+              total: 1,
+              completed: 0,
+              failed: 0,
+            })
+            expect((yield* store.errors(job.id)).robotsBlocked).toEqual([leased!.url])
+          }),
+        ),
+      )
+
+      it.effect("a document that is not JSON fails the call and writes nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(1))
+            const [leased] = yield* lease(store, "w1", T0, 1)
+            const error = yield* Effect.flip(
+              store.completeTask(leased!, { ...done({ size: 10n }), discovered: [task("/x")] }),
+            )
+            expect(error).toMatchObject({ _tag: "StoreError", reason: "InvalidData" })
+            expect(yield* getJob(store, job.id)).toMatchObject({ total: 1, completed: 0, status: "scraping" })
+            expect((yield* getTask(store, leased!.id)).status).toBe("leased")
+            expect((yield* store.completeTask(leased!, done())).recorded).toBe(true)
+          }),
+        ),
+      )
+    })
+
+    describe("retries and deferrals", () => {
+      it.effect("retryTask burns an attempt, deferTask does not; both wait for notBefore", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.createJob(newJob(), tasks(1))
+            const [first] = yield* lease(store, "w1", T0, 1)
+            const error = { code: "SCRAPE_CONNECTION", message: "reset" }
+            expect(yield* store.retryTask(first!, { notBefore: T0 + 2000, error })).toBe(true)
+            expect(yield* getTask(store, first!.id)).toMatchObject({
+              status: "pending",
+              attempts: 1,
+              notBefore: T0 + 2000,
+              lastError: error,
+            })
+            expect(yield* store.retryTask(first!, { notBefore: T0 })).toBe(false)
+            expect(yield* lease(store, "w1", T0 + 1999, 1)).toEqual([])
+            const [second] = yield* lease(store, "w1", T0 + 2000, 1)
+            expect(second).toMatchObject({ id: first!.id, attempts: 1, leaseOwner: "w1" })
+            expect(yield* store.deferTask(second!, T0 + 5000)).toBe(true)
+            expect(yield* store.deferTask(second!, T0)).toBe(false)
+            expect(yield* lease(store, "w1", T0 + 4999, 1)).toEqual([])
+            const [third] = yield* lease(store, "w2", T0 + 5000, 1)
+            expect(third).toMatchObject({ id: first!.id, attempts: 1, leaseOwner: "w2", lastError: error })
+            expect((yield* store.completeTask(third!, done())).finished).toBe(true)
+          }),
+        ),
+      )
+    })
+
+    describe("adding tasks", () => {
+      it.effect("addTasks dedups, respects the limit and reopens a completed job", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ kind: "batch", limit: 4 }), [task("/a")])
+            expect(yield* store.addTasks(job.id, [task("/a"), task("/b"), task("/b"), task("/c")], T0 + 1)).toBe(2)
+            expect(yield* getJob(store, job.id)).toMatchObject({ total: 3, updatedAt: T0 + 1 })
+            for (const one of yield* lease(store, "w1", T0 + 2, 10)) yield* store.completeTask(one, done())
+            expect(yield* getJob(store, job.id)).toMatchObject({ status: "completed", total: 3 })
+            expect(yield* store.addTasks(job.id, [task("/c")], T0 + 3)).toBe(0)
+            expect((yield* getJob(store, job.id)).status).toBe("completed")
+            expect(yield* store.addTasks(job.id, [task("/d"), task("/e")], T0 + 4)).toBe(1)
+            const reopened = yield* getJob(store, job.id)
+            expect(reopened).toMatchObject({ status: "scraping", total: 4, updatedAt: T0 + 4 })
+            expect(reopened.completedAt).toBeUndefined()
+            const [d] = yield* lease(store, "w1", T0 + 5, 10)
+            expect(d!.url).toBe("https://example.test/d")
+            expect((yield* store.completeTask(d!, done())).finished).toBe(true)
+            expect(yield* store.addTasks("0190f3a0-0000-7000-8000-000000000000", [task("/z")], T0)).toBe(0)
+          }),
+        ),
+      )
+    })
+
+    describe("results", () => {
+      it.effect("pages documents in seq order", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(7))
+            const leased = yield* lease(store, "w1", T0, 10)
+            for (const [i, one] of leased.entries()) {
+              if (i === 3) yield* store.completeTask(one, failure())
+              else yield* store.completeTask(one, done({ n: i }, T0 + i))
+            }
+            expect(yield* store.countDocuments(job.id)).toBe(6)
+            const page = (skip: number, limit: number) =>
+              Effect.map(store.documents(job.id, { skip, limit }), (docs) => docs.map((d) => [d.seq, d.document]))
+            expect(yield* page(0, 2)).toEqual([
+              [0, { n: 0 }],
+              [1, { n: 1 }],
+            ])
+            expect(yield* page(2, 2)).toEqual([
+              [2, { n: 2 }],
+              [3, { n: 4 }],
+            ])
+            expect(yield* page(4, 100)).toEqual([
+              [4, { n: 5 }],
+              [5, { n: 6 }],
+            ])
+            expect(yield* page(6, 100)).toEqual([])
+            expect(yield* page(0, 0)).toEqual([])
+            expect(yield* store.documents("0190f3a0-0000-7000-8000-000000000000", { skip: 0, limit: 10 })).toEqual([])
+            expect(yield* store.countDocuments("0190f3a0-0000-7000-8000-000000000000")).toBe(0)
+          }),
+        ),
+      )
+
+      it.effect("keeps errors in order and robots-blocked URLs once each", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(3))
+            const [a, b, c] = yield* lease(store, "w1", T0, 10)
+            yield* store.completeTask(a!, {
+              ...done(),
+              robotsBlocked: ["https://example.test/private", "https://example.test/admin"],
+            })
+            yield* store.completeTask(b!, {
+              now: T0 + 20,
+              error: { code: "SCRAPE_DNS_RESOLUTION_ERROR", message: "no such host" },
+              discovered: [],
+              robotsBlocked: ["https://example.test/admin", "https://example.test/secret"],
+            })
+            yield* store.completeTask(c!, failure(T0 + 30))
+            const { errors, robotsBlocked } = yield* store.errors(job.id)
+            expect(errors).toEqual([
+              {
+                id: b!.id,
+                jobId: job.id,
+                url: b!.url,
+                code: "SCRAPE_DNS_RESOLUTION_ERROR",
+                message: "no such host",
+                at: T0 + 20,
+              },
+              { id: c!.id, jobId: job.id, url: c!.url, code: "SCRAPE_TIMEOUT", message: "timed out", at: T0 + 30 },
+            ])
+            expect(robotsBlocked).toEqual([
+              "https://example.test/private",
+              "https://example.test/admin",
+              "https://example.test/secret",
+            ])
+            expect(yield* store.errors("0190f3a0-0000-7000-8000-000000000000")).toEqual({
+              errors: [],
+              robotsBlocked: [],
+            })
+          }),
+        ),
+      )
+
+      it.effect("stores scrapes by id", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const scrape = { id: "s-1", owner: "key-a", document: { markdown: "# hi" }, expiresAt: T0 + DAY }
+            yield* store.putScrape(scrape)
+            yield* store.putScrape({ id: "s-2", owner: null, document: [1, 2], expiresAt: T0 })
+            expect(yield* store.getScrape("s-1")).toEqual(Option.some(scrape))
+            expect(yield* store.getScrape("s-2")).toEqual(
+              Option.some({ id: "s-2", owner: null, document: [1, 2], expiresAt: T0 }),
+            )
+            yield* store.putScrape({ ...scrape, document: { markdown: "# replaced" } })
+            expect(Option.getOrThrow(yield* store.getScrape("s-1")).document).toEqual({ markdown: "# replaced" })
+            expect(yield* store.getScrape("s-3")).toEqual(Option.none())
+          }),
+        ),
+      )
+
+      it.effect("caches pages, also behind the ScrapeCache port", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const page = {
+              url: "https://example.test/final",
+              statusCode: 200,
+              contentType: "text/html; charset=utf-8",
+              body: "<h1>héllo</h1>",
+              cachedAt: T0,
+            }
+            expect(yield* store.cacheGet("https://example.test/")).toEqual(Option.none())
+            yield* store.cacheSet("https://example.test/", page)
+            expect(yield* store.cacheGet("https://example.test/")).toEqual(Option.some(page))
+            const noType = { ...page, contentType: undefined, cachedAt: T0 + 5 }
+            yield* store.cacheSet("https://example.test/", noType)
+            expect(yield* store.cacheGet("https://example.test/")).toEqual(Option.some(noType))
+
+            const cache = yield* Effect.provide(
+              ScrapeCache,
+              StoreScrapeCache.layerFromJobStore.pipe(Layer.provide(Layer.succeed(JobStore, store))),
+            )
+            yield* cache.set("https://example.test/other", { ...page, body: "other" })
+            expect(Option.getOrThrow(yield* store.cacheGet("https://example.test/other")).body).toBe("other")
+            expect(Option.getOrThrow(yield* cache.get("https://example.test/")).cachedAt).toBe(T0 + 5)
+            expect(yield* cache.get("https://example.test/missing")).toEqual(Option.none())
+          }),
+        ),
+      )
+    })
+
+    describe("expiry", () => {
+      it.effect("purgeExpired deletes expired jobs with all they hold, expired scrapes and old cache entries", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const old = yield* store.createJob(newJob({ expiresAt: T0 + 100 }), tasks(3))
+            const [a, b, c] = yield* lease(store, "w1", T0, 3)
+            yield* store.completeTask(a!, { ...done(), robotsBlocked: ["https://example.test/x"] })
+            yield* store.completeTask(b!, failure())
+            const kept = yield* store.createJob(newJob({ expiresAt: T0 + 1000 }), tasks(2))
+            yield* store.putScrape({ id: "gone", owner: null, document: {}, expiresAt: T0 + 100 })
+            yield* store.putScrape({ id: "kept", owner: null, document: {}, expiresAt: T0 + 101 })
+            const page = { url: "https://example.test/", statusCode: 200, contentType: undefined, body: "x" }
+            yield* store.cacheSet("old", { ...page, cachedAt: T0 - 10 })
+            yield* store.cacheSet("new", { ...page, cachedAt: T0 })
+
+            expect(yield* store.purgeExpired(T0 + 99)).toEqual({
+              jobs: 0,
+              tasks: 0,
+              documents: 0,
+              errors: 0,
+              scrapes: 0,
+              cache: 0,
+            })
+            expect(yield* store.purgeExpired(T0 + 100, { cacheBefore: T0 })).toEqual({
+              jobs: 1,
+              tasks: 3,
+              documents: 1,
+              errors: 1,
+              scrapes: 1,
+              cache: 1,
+            })
+            expect(yield* store.getJob(old.id)).toEqual(Option.none())
+            expect(yield* store.getTask(a!.id)).toEqual(Option.none())
+            expect(yield* store.countDocuments(old.id)).toBe(0)
+            expect(yield* store.errors(old.id)).toEqual({ errors: [], robotsBlocked: [] })
+            expect(Option.isSome(yield* store.getJob(kept.id))).toBe(true)
+            expect(yield* store.getScrape("gone")).toEqual(Option.none())
+            expect(Option.isSome(yield* store.getScrape("kept"))).toBe(true)
+            expect(yield* store.cacheGet("old")).toEqual(Option.none())
+            expect(Option.isSome(yield* store.cacheGet("new"))).toBe(true)
+            // The purged job's tasks are gone from the queue; the other job's are still there.
+            const leased = yield* lease(store, "w2", T0 + 200, 10)
+            expect(leased.map((t) => t.jobId)).toEqual([kept.id, kept.id])
+            // A worker finishing a task of a purged job learns it is gone.
+            const late = yield* store.completeTask(c!, done())
+            expect(late).toEqual({ recorded: false, finished: false, job: Option.none() })
+          }),
+        ),
+      )
+    })
+
+    describe("scale", () => {
+      /**
+       * Runs a job of `size` tasks to completion (half seeded, each page discovering a seen URL and a new one until
+       * the limit stops admitting them) and returns the milliseconds each tenth of its tasks took.
+       */
+      const drain = (store: JobStoreShape, size: number) =>
+        Effect.gen(function* () {
+          const job = yield* store.createJob(
+            newJob({ limit: size, url: `https://example.test/${size}` }),
+            tasks(size / 2),
+          )
+          const laps: Array<number> = []
+          let started = performance.now()
+          for (let count = 0; count < size; ) {
+            const leased = yield* lease(store, "w1", T0, 8)
+            for (const one of leased) {
+              yield* store.completeTask(one, {
+                now: T0 + 1,
+                document: { markdown: `# ${one.url}` },
+                discovered: [task(`/p${count}`), task(`/new${count}`)],
+                robotsBlocked: [],
+              })
+            }
+            count += leased.length
+            if (count % (size / 10) === 0) {
+              laps.push(performance.now() - started)
+              started = performance.now()
+            }
+          }
+          expect(yield* getJob(store, job.id)).toMatchObject({ status: "completed", completed: size, total: size })
+          return laps
+        })
+
+      it.effect(
+        "a 20 000-task job leases and completes as fast per task as a 2 000-task job",
+        () =>
+          withStore((store) =>
+            Effect.gen(function* () {
+              yield* drain(store, 2_000) // warm-up: JIT and statement caches
+              const small = yield* drain(store, 2_000)
+              const big = yield* drain(store, 20_000)
+              const perTask = (ms: number, tasks: number) => (ms * 1000) / tasks
+              const smallCost = perTask(
+                small.reduce((a, b) => a + b, 0),
+                2_000,
+              )
+              const bigFirst = perTask(big[0]!, 2_000)
+              const bigLast = perTask(big[big.length - 1]!, 2_000)
+              console.info(
+                `${name}: µs per task (lease + complete): 2 000-task job ${smallCost.toFixed(0)}; 20 000-task job,`,
+                `first tenth ${bigFirst.toFixed(0)}, last tenth ${bigLast.toFixed(0)}`,
+              )
+              // Were any step O(n) in the job's tasks, the big job would cost about ten times more per task; the
+              // margin absorbs the noise of a shared machine.
+              expect(bigFirst).toBeLessThan(smallCost * 3 + 20)
+              expect(bigLast).toBeLessThan(smallCost * 3 + 20)
+            }),
+          ),
+        240_000,
+      )
+    })
+  })
+}

@@ -1,0 +1,4 @@
+import { MemoryJobStore } from "../../src/Jobs/index.js"
+import { runJobStoreConformance } from "./conformance.js"
+
+runJobStoreConformance("memory", () => MemoryJobStore.layer())

@@ -1,0 +1,531 @@
+/**
+ * The JobStore on SQLite (better-sqlite3 through `@effect/sql-sqlite-node`): the embedded default. One file holds
+ * everything; it survives restarts, and several processes may share it (WAL mode, write transactions that take the
+ * lock at BEGIN, a busy timeout).
+ *
+ * Every operation that writes more than one statement runs in one transaction: a process killed in the middle
+ * leaves the database as it was before the operation. `synchronous = NORMAL` (the WAL default of most embedders)
+ * keeps every commit across a process crash; only a power loss can drop the last commits, and a dropped commit is
+ * whole: its task is still leased and is done again once the lease runs out.
+ */
+import { mkdir } from "node:fs/promises"
+import { dirname } from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Statement } from "@effect/sql/Statement"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import {
+  admissible,
+  decodeJson,
+  encodeJson,
+  encodeOptionalJson,
+  fairLease,
+  JobStore,
+  type JobStoreShape,
+  MemoryJobStore,
+  type NewTask,
+  newId,
+  StoreError,
+  type Task,
+  type TaskError,
+  type TaskStatus,
+} from "@webdata/core/jobs"
+import { Array as Arr, Config, type ConfigError, Effect, Layer, Option } from "effect"
+import * as ImmediateTransaction from "./ImmediateTransaction.js"
+import { loader } from "./migrations/index.js"
+import {
+  type CacheRow,
+  type DocumentRow,
+  type ErrorRow,
+  type JobRow,
+  type TaskRow,
+  toCachedPage,
+  toDocument,
+  toError,
+  toJob,
+  toTask,
+} from "./Rows.js"
+
+export interface SqliteJobStoreOptions {
+  /** The database file (created, with its directory, when missing), or `:memory:`. */
+  readonly filename: string
+  /** How long a statement waits for another process's write lock before failing. Default 5000 ms. */
+  readonly busyTimeoutMs?: number
+}
+
+/** Rows per multi-row statement: well under SQLite's limit of bound parameters. */
+const CHUNK = 500
+
+const fromSqlError = (error: SqlError): StoreError => {
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  const busy = cause?.code === "SQLITE_BUSY" || cause?.code === "SQLITE_LOCKED"
+  return new StoreError({
+    reason: busy ? "Unavailable" : "QueryFailed",
+    message: typeof cause?.message === "string" ? `${error.message}: ${cause.message}` : error.message,
+    cause: error,
+  })
+}
+
+const orStoreError = <A>(effect: Effect.Effect<A, SqlError | StoreError>): Effect.Effect<A, StoreError> =>
+  Effect.catchTag(effect, "SqlError", (error) => Effect.fail(fromSqlError(error)))
+
+/** Rows changed by a write statement. */
+const changes = (statement: Statement<unknown>): Effect.Effect<number, SqlError> =>
+  Effect.map(statement.raw, (result) => (result as { readonly changes: number }).changes)
+
+/** The store on the `SqlClient` in context (its schema must be migrated: `layer` does both). */
+export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const transaction = yield* ImmediateTransaction.make
+  const write = <A>(effect: Effect.Effect<A, SqlError | StoreError>) => orStoreError(transaction(effect))
+
+  const jobRow = (id: string) => Effect.map(sql<JobRow>`SELECT * FROM jobs WHERE id = ${id}`, Arr.head)
+  const loadJob = (id: string) =>
+    Effect.flatMap(
+      jobRow(id),
+      Option.match({ onNone: () => Effect.succeedNone, onSome: (row) => Effect.asSome(toJob(row)) }),
+    )
+  const updatedJob = (statement: Statement<JobRow>) => Effect.flatMap(statement, (rows) => toJob(rows[0]!))
+
+  const insertTasks = (jobId: string, tasks: ReadonlyArray<NewTask>) =>
+    Effect.forEach(
+      Arr.chunksOf(tasks, CHUNK),
+      (chunk) =>
+        sql`INSERT INTO tasks ${sql.insert(
+          chunk.map((task) => ({
+            id: newId(),
+            job_id: jobId,
+            url: task.url,
+            dedup_key: task.key,
+            depth: task.depth,
+            host: task.host,
+            status: "pending",
+            attempts: 0,
+            not_before: task.notBefore ?? 0,
+            due_at: task.notBefore ?? 0,
+          })),
+        )}`,
+      { discard: true },
+    )
+
+  /** Admits what the job takes of `proposed` given `room` left under its limit; returns how many. */
+  const admit = (jobId: string, room: number, proposed: ReadonlyArray<NewTask>) =>
+    Effect.gen(function* () {
+      if (room <= 0 || proposed.length === 0) return 0
+      const keys = Array.from(new Set(proposed.map((task) => task.key)))
+      const seen = new Set<string>()
+      for (const chunk of Arr.chunksOf(keys, CHUNK)) {
+        const rows = yield* sql<{ readonly dedup_key: string }>`
+          SELECT dedup_key FROM tasks WHERE job_id = ${jobId} AND ${sql.in("dedup_key", chunk)}`
+        for (const row of rows) seen.add(row.dedup_key)
+      }
+      const admitted = admissible(proposed, (key) => seen.has(key), room)
+      yield* insertTasks(jobId, admitted)
+      return admitted.length
+    })
+
+  /** The stored task, with the fields of its job that completing it needs, if `task` is still its current lease. */
+  const heldTask = (task: Task) =>
+    Effect.map(
+      sql<TaskRow & { readonly job_completed: number; readonly task_limit: number; readonly job_total: number }>`
+        SELECT t.*, j.completed AS job_completed, j.task_limit, j.total AS job_total
+        FROM tasks t JOIN jobs j ON j.id = t.job_id
+        WHERE t.id = ${task.id} AND t.status = 'leased'
+          AND t.lease_owner = ${task.leaseOwner ?? null} AND t.lease_until = ${task.leaseUntil ?? null}`,
+      Arr.head,
+    )
+
+  const stopJob = (id: string, now: number, status: "cancelled" | "failed", error?: string) =>
+    write(
+      Effect.gen(function* () {
+        const row = yield* jobRow(id)
+        if (Option.isNone(row)) return Option.none()
+        if (row.value.status !== "scraping") return Option.some(yield* toJob(row.value))
+        yield* sql`
+          UPDATE tasks SET status = 'cancelled', lease_owner = NULL, lease_until = NULL
+          WHERE job_id = ${id} AND status IN ('pending', 'leased')`
+        return Option.some(
+          yield* updatedJob(sql<JobRow>`
+            UPDATE jobs SET status = ${status}, updated_at = ${now}, completed_at = ${now}, error = ${error ?? null}
+            WHERE id = ${id} RETURNING *`),
+        )
+      }),
+    )
+
+  /** Puts a leased task back in the queue (retry or defer): one statement, so atomic without a transaction. */
+  const release = (task: Task, notBefore: number, attempt: 0 | 1, error?: TaskError) =>
+    orStoreError(
+      Effect.map(
+        sql`
+          UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_until = NULL,
+            not_before = ${notBefore}, due_at = ${notBefore}, attempts = attempts + ${attempt},
+            error_code = coalesce(${error?.code ?? null}, error_code),
+            error_message = coalesce(${error?.message ?? null}, error_message)
+          WHERE id = ${task.id} AND status = 'leased'
+            AND lease_owner = ${task.leaseOwner ?? null} AND lease_until = ${task.leaseUntil ?? null}
+          RETURNING seq`,
+        (rows) => rows.length > 0,
+      ),
+    )
+
+  const store: JobStoreShape = {
+    createJob: (input, seeds) =>
+      Effect.gen(function* () {
+        const options = yield* encodeJson(input.options)
+        const webhook = yield* encodeOptionalJson(input.webhook)
+        const id = newId()
+        const admitted = admissible(seeds, () => false, input.limit)
+        return yield* write(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO jobs ${sql.insert({
+              id,
+              kind: input.kind,
+              owner: input.owner,
+              status: admitted.length === 0 ? "completed" : "scraping",
+              url: input.url ?? null,
+              options,
+              task_limit: input.limit,
+              max_concurrency: input.maxConcurrency ?? null,
+              delay_ms: input.delayMs ?? null,
+              webhook: webhook ?? null,
+              zero_data_retention: input.zeroDataRetention ? 1 : 0,
+              total: admitted.length,
+              completed: 0,
+              failed: 0,
+              created_at: input.createdAt,
+              updated_at: input.createdAt,
+              completed_at: admitted.length === 0 ? input.createdAt : null,
+              expires_at: input.expiresAt,
+              error: null,
+            })}`
+            yield* insertTasks(id, admitted)
+            return Option.getOrThrow(yield* loadJob(id))
+          }),
+        )
+      }),
+
+    getJob: (id) => orStoreError(loadJob(id)),
+
+    listJobs: (filter) => {
+      const clauses = [
+        ...(filter.owner === undefined
+          ? []
+          : [filter.owner === null ? sql`owner IS NULL` : sql`owner = ${filter.owner}`]),
+        ...(filter.kind === undefined ? [] : [sql`kind = ${filter.kind}`]),
+        ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
+      ]
+      return orStoreError(
+        Effect.flatMap(
+          sql<JobRow>`SELECT * FROM jobs WHERE ${sql.and(clauses)} ORDER BY created_at, id`,
+          Effect.forEach(toJob),
+        ),
+      )
+    },
+
+    cancelJob: (id, now) => stopJob(id, now, "cancelled"),
+    failJob: (id, error, now) => stopJob(id, now, "failed", error),
+
+    leaseTasks: ({ worker, now, leaseMs, max }) =>
+      write(
+        Effect.gen(function* () {
+          const jobs = yield* sql<{ readonly id: string; readonly max_concurrency: number | null }>`
+            SELECT id, max_concurrency FROM jobs WHERE status = 'scraping' ORDER BY lease_turn, created_at, id`
+          const leaseUntil = now + leaseMs
+          const { tasks, served } = yield* fairLease(
+            jobs.map((job) => ({ id: job.id, maxConcurrency: job.max_concurrency ?? undefined })),
+            max,
+            {
+              liveLeases: (jobId) =>
+                Effect.map(
+                  sql<{ readonly n: number }>`
+                    SELECT count(*) AS n FROM tasks
+                    WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > ${now}`,
+                  (rows) => rows[0]?.n ?? 0,
+                ),
+              take: (jobId, n) =>
+                Effect.gen(function* () {
+                  const due = yield* sql<TaskRow>`
+                    SELECT * FROM tasks
+                    WHERE job_id = ${jobId} AND status IN ('pending', 'leased') AND due_at <= ${now}
+                    ORDER BY due_at, seq LIMIT ${n}`
+                  if (due.length === 0) return []
+                  // A lease that ran out was an attempt that never reported back.
+                  yield* sql`
+                    UPDATE tasks SET attempts = attempts + (status = 'leased'), status = 'leased',
+                      lease_owner = ${worker}, lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+                    WHERE ${sql.in(
+                      "seq",
+                      due.map((row) => row.seq),
+                    )}`
+                  return due.map((row) =>
+                    toTask({
+                      ...row,
+                      status: "leased",
+                      attempts: row.attempts + (row.status === "leased" ? 1 : 0),
+                      lease_owner: worker,
+                      lease_until: leaseUntil,
+                    }),
+                  )
+                }),
+            },
+          )
+          for (const jobId of served) {
+            yield* sql`
+              UPDATE jobs SET lease_turn = (SELECT max(lease_turn) FROM jobs WHERE status = 'scraping') + 1
+              WHERE id = ${jobId}`
+          }
+          return tasks
+        }),
+      ),
+
+    renewLease: (task, leaseUntil) =>
+      orStoreError(
+        Effect.map(
+          sql<TaskRow>`
+            UPDATE tasks SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+            WHERE id = ${task.id} AND status = 'leased'
+              AND lease_owner = ${task.leaseOwner ?? null} AND lease_until = ${task.leaseUntil ?? null}
+            RETURNING *`,
+          (rows) => Option.map(Arr.head(rows), toTask),
+        ),
+      ),
+
+    completeTask: (task, outcome) =>
+      Effect.gen(function* () {
+        const document = yield* encodeOptionalJson(outcome.document)
+        return yield* write(
+          Effect.gen(function* () {
+            const held = yield* heldTask(task)
+            if (Option.isNone(held)) return { recorded: false, finished: false, job: yield* loadJob(task.jobId) }
+            const row = held.value
+            const { now } = outcome
+            let status: TaskStatus = "done"
+            if (document !== undefined) {
+              yield* sql`INSERT INTO documents ${sql.insert({
+                job_id: row.job_id,
+                seq: row.job_completed,
+                url: row.url,
+                document,
+                created_at: now,
+              })}`
+            } else if (outcome.error !== undefined) {
+              status = "failed"
+              yield* sql`INSERT INTO job_errors ${sql.insert({
+                id: row.id,
+                job_id: row.job_id,
+                url: row.url,
+                code: outcome.error.code,
+                message: outcome.error.message,
+                at: now,
+              })}`
+            }
+            yield* sql`
+              UPDATE tasks SET status = ${status}, lease_owner = NULL, lease_until = NULL WHERE seq = ${row.seq}`
+            const admitted = yield* admit(row.job_id, row.task_limit - row.job_total, outcome.discovered)
+            for (const chunk of Arr.chunksOf(Array.from(new Set(outcome.robotsBlocked)), CHUNK)) {
+              const rows = chunk.map((url) => ({ job_id: row.job_id, url }))
+              yield* sql`INSERT OR IGNORE INTO robots_blocked ${sql.insert(rows)}`
+            }
+            // The task was leased, so the job is `scraping`: it is finished when no open task is left.
+            const open = sql`EXISTS (
+              SELECT 1 FROM tasks WHERE job_id = ${row.job_id} AND status IN ('pending', 'leased'))`
+            const job = yield* updatedJob(sql<JobRow>`
+              UPDATE jobs SET
+                total = total + ${admitted},
+                completed = completed + ${document !== undefined ? 1 : 0},
+                failed = failed + ${status === "failed" ? 1 : 0},
+                updated_at = ${now},
+                status = CASE WHEN ${open} THEN status ELSE 'completed' END,
+                completed_at = CASE WHEN ${open} THEN completed_at ELSE ${now} END
+              WHERE id = ${row.job_id} RETURNING *`)
+            return { recorded: true, finished: job.status === "completed", job: Option.some(job) }
+          }),
+        )
+      }),
+
+    retryTask: (task, { notBefore, error }) => release(task, notBefore, 1, error),
+    deferTask: (task, notBefore) => release(task, notBefore, 0),
+
+    addTasks: (jobId, proposed, now) =>
+      write(
+        Effect.gen(function* () {
+          const row = yield* jobRow(jobId)
+          if (Option.isNone(row) || row.value.status === "cancelled" || row.value.status === "failed") return 0
+          const admitted = yield* admit(jobId, row.value.task_limit - row.value.total, proposed)
+          if (admitted > 0) {
+            yield* sql`
+              UPDATE jobs SET total = total + ${admitted}, status = 'scraping', completed_at = NULL, updated_at = ${now}
+              WHERE id = ${jobId}`
+          }
+          return admitted
+        }),
+      ),
+
+    getTask: (id) =>
+      orStoreError(
+        Effect.map(sql<TaskRow>`SELECT * FROM tasks WHERE id = ${id}`, (rows) => Option.map(Arr.head(rows), toTask)),
+      ),
+
+    documents: (jobId, { skip, limit }) =>
+      orStoreError(
+        Effect.flatMap(
+          sql<DocumentRow>`
+            SELECT * FROM documents WHERE job_id = ${jobId} AND seq >= ${Math.max(0, skip)}
+            ORDER BY seq LIMIT ${Math.max(0, limit)}`,
+          Effect.forEach(toDocument),
+        ),
+      ),
+
+    countDocuments: (jobId) =>
+      orStoreError(
+        Effect.map(
+          sql<{ readonly n: number }>`SELECT count(*) AS n FROM documents WHERE job_id = ${jobId}`,
+          (rows) => rows[0]?.n ?? 0,
+        ),
+      ),
+
+    errors: (jobId) =>
+      orStoreError(
+        sql.withTransaction(
+          Effect.all({
+            errors: Effect.map(
+              sql<ErrorRow>`SELECT * FROM job_errors WHERE job_id = ${jobId} ORDER BY seq`,
+              Arr.map(toError),
+            ),
+            robotsBlocked: Effect.map(
+              sql<{ readonly url: string }>`SELECT url FROM robots_blocked WHERE job_id = ${jobId} ORDER BY seq`,
+              Arr.map((row) => row.url),
+            ),
+          }),
+        ),
+      ),
+
+    putScrape: ({ id, owner, document, expiresAt }) =>
+      Effect.flatMap(encodeJson(document), (json) =>
+        orStoreError(
+          Effect.asVoid(
+            sql`INSERT OR REPLACE INTO scrapes ${sql.insert({ id, owner, document: json, expires_at: expiresAt })}`,
+          ),
+        ),
+      ),
+
+    getScrape: (id) =>
+      orStoreError(
+        Effect.flatMap(
+          sql<{ readonly owner: string | null; readonly document: string; readonly expires_at: number }>`
+            SELECT owner, document, expires_at FROM scrapes WHERE id = ${id}`,
+          Arr.match({
+            onEmpty: () => Effect.succeedNone,
+            onNonEmpty: ([row]) =>
+              Effect.asSome(
+                Effect.map(decodeJson(row.document), (document) => ({
+                  id,
+                  owner: row.owner,
+                  document,
+                  expiresAt: row.expires_at,
+                })),
+              ),
+          }),
+        ),
+      ),
+
+    cacheGet: (key) =>
+      orStoreError(
+        Effect.map(sql<CacheRow>`SELECT * FROM scrape_cache WHERE key = ${key}`, (rows) =>
+          Option.map(Arr.head(rows), toCachedPage),
+        ),
+      ),
+
+    cacheSet: (key, page) =>
+      orStoreError(
+        Effect.asVoid(
+          sql`INSERT OR REPLACE INTO scrape_cache ${sql.insert({
+            key,
+            url: page.url,
+            status_code: page.statusCode,
+            content_type: page.contentType ?? null,
+            body: page.body,
+            cached_at: page.cachedAt,
+          })}`,
+        ),
+      ),
+
+    purgeExpired: (now, options = {}) =>
+      write(
+        Effect.gen(function* () {
+          const expired = sql`SELECT id FROM jobs WHERE expires_at <= ${now}`
+          const tasks = yield* changes(sql`DELETE FROM tasks WHERE job_id IN (${expired})`)
+          const documents = yield* changes(sql`DELETE FROM documents WHERE job_id IN (${expired})`)
+          const errors = yield* changes(sql`DELETE FROM job_errors WHERE job_id IN (${expired})`)
+          yield* sql`DELETE FROM robots_blocked WHERE job_id IN (${expired})`
+          const jobs = yield* changes(sql`DELETE FROM jobs WHERE expires_at <= ${now}`)
+          const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
+          const cache =
+            options.cacheBefore === undefined
+              ? 0
+              : yield* changes(sql`DELETE FROM scrape_cache WHERE cached_at < ${options.cacheBefore}`)
+          return { jobs, tasks, documents, errors, scrapes, cache }
+        }),
+      ),
+  }
+  return store
+})
+
+/** Creates or updates the schema on the `SqlClient` in context (what `layer` runs when it opens a file). */
+export const migrate = Migrator.make({})({ loader })
+
+const unavailable = (message: string) => (cause: unknown) =>
+  new StoreError({
+    reason: "Unavailable",
+    message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    cause,
+  })
+
+/** Opens the database, applies the pending migrations, and builds the store on it. */
+const open = (options: SqliteJobStoreOptions) =>
+  Effect.gen(function* () {
+    const { filename } = options
+    if (filename !== ":memory:") {
+      yield* Effect.tryPromise({
+        try: () => mkdir(dirname(filename), { recursive: true }),
+        catch: unavailable(`Cannot create the directory of ${filename}`),
+      })
+    }
+    const client = yield* SqliteClient.make({ filename }).pipe(
+      Effect.catchAllDefect((defect) => Effect.fail(unavailable(`Cannot open ${filename}`)(defect))),
+    )
+    yield* Effect.gen(function* () {
+      yield* client.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`)
+      yield* client.unsafe("PRAGMA synchronous = NORMAL")
+      yield* migrate
+    }).pipe(
+      Effect.provideService(SqlClient.SqlClient, client),
+      Effect.mapError(unavailable(`Cannot prepare ${filename}`)),
+    )
+    return yield* Effect.provideService(make, SqlClient.SqlClient, client)
+  })
+
+/** The store in the SQLite file `filename`; the database is closed when the layer's scope closes. */
+export const layer = (options: SqliteJobStoreOptions): Layer.Layer<JobStore, StoreError> =>
+  Layer.scoped(JobStore, open(options)).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * The store named by `WEBDATA_STORE`: `sqlite:<path>` (default `sqlite:.webdata/webdata.db`, relative to the
+ * working directory) or `memory:` (the in-memory store of core: nothing survives the process). Anything else fails
+ * with a `StoreError` that says what is accepted.
+ */
+export const layerConfig: Layer.Layer<JobStore, StoreError | ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(Config.string("WEBDATA_STORE").pipe(Config.withDefault("sqlite:.webdata/webdata.db")), (spec) => {
+    if (spec === "memory:") return MemoryJobStore.layer()
+    if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length)
+      return layer({ filename: spec.slice("sqlite:".length) })
+    return Layer.fail(
+      new StoreError({
+        reason: "Unavailable",
+        message: `Unsupported WEBDATA_STORE "${spec}": expected sqlite:<path> or memory:`,
+      }),
+    )
+  }),
+)
