@@ -7,6 +7,7 @@ import {
   Decode,
   type Document,
   Engine,
+  MapError,
   mapError,
   RequestError,
   Scrape,
@@ -14,6 +15,7 @@ import {
   type ScrapeOptionsInput,
   ScrapeRequest,
 } from "@webdata/core"
+import { MemoryJobStore } from "@webdata/core/jobs"
 import { Context, Effect, Layer } from "effect"
 
 /** A one-line failure the CLI prints before exiting with status 1. */
@@ -26,14 +28,15 @@ export interface ScraperShape {
 export class Scraper extends Context.Tag("@webdata/adapter-cli/Scraper")<Scraper, ScraperShape>() {}
 
 const describe = (error: unknown): string => {
-  if (error instanceof RequestError || error instanceof ScrapeError) {
+  if (error instanceof RequestError || error instanceof ScrapeError || error instanceof MapError) {
     const { code, message } = mapError(error)
     return `${message} (${code})`
   }
   return error instanceof Error ? error.message : String(error)
 }
 
-const fail = (error: unknown) => new CliFailure(describe(error).split("\n")[0] ?? "failed")
+/** An engine error (or any other) as the one line the CLI prints. */
+export const fail = (error: unknown): CliFailure => new CliFailure(describe(error).split("\n")[0] ?? "failed")
 
 export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
   Scraper,
@@ -47,7 +50,7 @@ export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
         ),
     }
   }),
-).pipe(Layer.provide(Engine.layerConfig))
+).pipe(Layer.provide(Engine.layerConfig(MemoryJobStore.layer())))
 
 interface ApiAnswer {
   readonly success?: boolean

@@ -1,4 +1,5 @@
 /** @webdata/adapter-express — serve the webdata v2 API from an Express app. */
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
 export { type RunningServer, type ServeOptions, serve } from "./serve.js"
+export { storeLayerConfig } from "./store.js"
 export { type ExpressMiddlewareOptions, toExpressMiddleware, type WebHandlerFunction } from "./toExpressMiddleware.js"

@@ -4,12 +4,13 @@ import type { AddressInfo } from "node:net"
 import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
 import express from "express"
+import { storeLayerConfig } from "./store.js"
 import { toExpressMiddleware } from "./toExpressMiddleware.js"
 
 export interface ServeOptions {
   readonly port?: number
   readonly host?: string
-  /** Engine layer; defaults to the engine configured from the environment. */
+  /** Engine layer; defaults to the engine configured from the environment, on the store `WEBDATA_STORE` names. */
   readonly engine?: Layer.Layer<EngineServices>
   /** Server settings layer; defaults to `WEBDATA_API_KEYS` from the environment. */
   readonly serverConfig?: Layer.Layer<ServerConfig.ServerConfig>
@@ -25,7 +26,10 @@ export interface RunningServer {
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
   const { handler, dispose } = makeWebHandler(
-    Layer.merge(options.engine ?? Engine.layerConfig, options.serverConfig ?? ServerConfig.layerConfig),
+    Layer.merge(
+      options.engine ?? Engine.layerConfig(storeLayerConfig),
+      options.serverConfig ?? ServerConfig.layerConfig,
+    ),
   )
   // The layers are built on the first request; one request now makes configuration errors fail at start and the
   // open-server warning appear at start.

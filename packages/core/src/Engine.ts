@@ -1,11 +1,28 @@
 /**
- * The engine's services wired together: scrape over the HTTP fetcher, the URL guard and the cache. Hosts (the
- * facade, the HTTP adapters, the CLI) build one of these and keep it for their lifetime.
+ * The engine's services wired together: scrape over the HTTP fetcher, the URL guard and the cache; crawl, batch
+ * scrape and map; the job store they keep their state in, and (unless turned off) a worker that runs the jobs.
+ * Hosts (the facade, the HTTP adapters, the CLI) build one of these and keep it for their lifetime.
  */
 import { Config, Effect, Layer } from "effect"
+import type { BatchScrape } from "./BatchScrape.js"
+import * as BatchScrapeModule from "./BatchScrape.js"
 import * as ScrapeCache from "./Cache/ScrapeCache.js"
+import type { Crawl } from "./Crawl.js"
+import * as CrawlModule from "./Crawl.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
+import * as JobControl from "./Jobs/JobControl.js"
+import type { JobStore, StoreError } from "./Jobs/JobStore.js"
+import * as JobsConfig from "./Jobs/JobsConfig.js"
+import * as MemoryJobStore from "./Jobs/MemoryJobStore.js"
+import * as RobotsCache from "./Jobs/RobotsCache.js"
+import * as StoreScrapeCache from "./Jobs/StoreScrapeCache.js"
+import * as TaskRunner from "./Jobs/TaskRunner.js"
+import * as Webhooks from "./Jobs/Webhooks.js"
+import * as Worker from "./Jobs/Worker.js"
+import * as WorkSignal from "./Jobs/WorkSignal.js"
+import type { MapService } from "./Map.js"
+import * as MapModule from "./Map.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
 import * as Scrape from "./Scrape.js"
 
@@ -14,36 +31,88 @@ export interface EngineOptions {
   readonly allowPrivateAddresses?: boolean
   /** Host names (`example.com`, `*.example.com`) and CIDRs allowed even when they are private. */
   readonly allowedTargets?: ReadonlyArray<string>
-  /** Bytes of fetched pages kept for `maxAge`; 0 turns the cache off. Default 256 MiB. */
+  /** Bytes of fetched pages kept for `maxAge` by the memory store; 0 turns the cache off. Default 256 MiB. */
   readonly cacheMaxBytes?: number
+  /**
+   * Where jobs, documents and the scrape cache live. Default: in memory (nothing survives the process); for a
+   * durable store pass e.g. `SqliteJobStore.layer({ filename })` from `@webdata/store-sqlite`.
+   */
+  readonly store?: Layer.Layer<JobStore, StoreError>
+  /** Run a worker in this engine (default true); false for a process that only answers the API. */
+  readonly worker?: boolean | Worker.WorkerOptions
+  /** Job TTL and the operator's permissions for jobs. */
+  readonly jobs?: Partial<JobsConfig.JobsConfigShape>
+  /** Key of the webhooks' `X-Firecrawl-Signature` HMAC. */
+  readonly webhookSecret?: string
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
-export type EngineServices = Scrape.Scrape
+export type EngineServices = Scrape.Scrape | Crawl | BatchScrape | JobControl.JobControl | MapService | JobStore
 
-const cacheLayer = (maxBytes: number | undefined) =>
-  maxBytes === 0 ? ScrapeCache.layerDisabled : ScrapeCache.layerMemory(maxBytes !== undefined ? { maxBytes } : {})
+/** What `assemble` needs from the host's settings. */
+interface Parts {
+  readonly guard: Layer.Layer<UrlGuard.UrlGuard>
+  readonly fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>
+  readonly store: Layer.Layer<JobStore>
+  readonly cacheOff: boolean
+  readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
+  readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
+  readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
+}
 
-const assemble = (
-  guard: Layer.Layer<UrlGuard.UrlGuard>,
-  fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>,
-  cacheMaxBytes: number | undefined,
-) => Scrape.layer.pipe(Layer.provide(fetcher), Layer.provide(guard), Layer.provide(cacheLayer(cacheMaxBytes)))
+const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
+  const base = Layer.mergeAll(parts.guard, parts.store, WorkSignal.layer, parts.jobs)
+  const net = Layer.mergeAll(parts.fetcher, parts.webhooks).pipe(Layer.provideMerge(base))
+  const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
+  const scrape = Scrape.layer.pipe(Layer.provide(cache), Layer.provideMerge(net))
+  const runner = TaskRunner.layer.pipe(Layer.provide(RobotsCache.layer), Layer.provideMerge(scrape))
+  const services = Layer.mergeAll(
+    CrawlModule.layer,
+    BatchScrapeModule.layer,
+    JobControl.layer,
+    MapModule.layer,
+    ...(parts.worker !== undefined ? [parts.worker] : []),
+  ).pipe(Layer.provideMerge(runner))
+  return services
+}
+
+const workerLayer = (option: EngineOptions["worker"]) =>
+  option === false ? undefined : Worker.layer(option === true || option === undefined ? {} : option)
 
 export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> =>
-  assemble(
-    UrlGuard.layer({
+  assemble({
+    guard: UrlGuard.layer({
       allowPrivateAddresses: options.allowPrivateAddresses ?? false,
       allow: options.allowedTargets ?? [],
     }),
-    HttpFetcher.layer,
-    options.cacheMaxBytes,
-  )
+    fetcher: HttpFetcher.layer,
+    store: Layer.orDie(
+      options.store ??
+        MemoryJobStore.layer(options.cacheMaxBytes !== undefined ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
+    ),
+    cacheOff: options.cacheMaxBytes === 0,
+    worker: workerLayer(options.worker),
+    jobs: JobsConfig.layer(options.jobs ?? {}),
+    webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
+  })
 
-/** The engine configured from the environment (see docs/configuration.md). */
-export const layerConfig: Layer.Layer<EngineServices> = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
-    return assemble(UrlGuard.layerConfig, Layer.orDie(HttpFetcher.layerConfig), Math.round(cacheMb * 1024 * 1024))
-  }).pipe(Effect.orDie),
-)
+/**
+ * The engine configured from the environment (see docs/configuration.md) over the given store (the host picks it,
+ * since durable stores live in their own packages). `WEBDATA_WORKER=0` leaves the worker out.
+ */
+export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<EngineServices> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
+      const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
+      return assemble({
+        guard: UrlGuard.layerConfig,
+        fetcher: Layer.orDie(HttpFetcher.layerConfig),
+        store: Layer.orDie(store),
+        cacheOff: cacheMb === 0,
+        worker: worker ? Worker.layerConfig : undefined,
+        jobs: JobsConfig.layerConfig,
+        webhooks: Layer.orDie(Webhooks.layerConfig),
+      })
+    }).pipe(Effect.orDie),
+  )

@@ -57,4 +57,15 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
   }
 }
 
-export type EngineError = RequestError | ScrapeError
+/** A map that could not produce its list of links. */
+export class MapError extends Schema.TaggedError<MapError>()("MapError", {
+  reason: Schema.Literal(
+    /** The map's `timeout` passed before any link was found. */
+    "Timeout",
+    /** The site could not be mapped at all (its start page unreachable and no sitemap). */
+    "Failed",
+  ),
+  message: Schema.String,
+}) {}
+
+export type EngineError = RequestError | ScrapeError | MapError

@@ -21,10 +21,30 @@ export type ScrapeInput = ScrapeOptions & { readonly url: string; readonly zeroD
 
 const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000
 
+/** A scrape's document with what a crawler needs besides it. */
+export interface ScrapeOutcome {
+  readonly document: Document
+  /** The page's `Retry-After` (429, 503), in milliseconds from now. */
+  readonly retryAfterMs?: number
+}
+
 export class Scrape extends Context.Tag("@webdata/core/Scrape")<
   Scrape,
-  { readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError> }
+  {
+    readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError>
+    /** `scrape` with the fetch details that jobs act on (politeness). */
+    readonly scrapeDetailed: (input: ScrapeInput) => Effect.Effect<ScrapeOutcome, ScrapeError | RequestError>
+  }
 >() {}
+
+/** `Retry-After` as seconds or an HTTP date, in milliseconds from `now`; absent or unreadable gives undefined. */
+export const retryAfterMs = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined || value.trim() === "") return undefined
+  const seconds = Number(value.trim())
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
 
 /** The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. */
 const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
@@ -81,7 +101,11 @@ export const make = Effect.gen(function* () {
       body: decodeBody(fetched.body, fetched.contentType),
       cachedAt: Date.now(),
     }
-    return page
+    const retryAfter =
+      fetched.status === 429 || fetched.status === 503
+        ? retryAfterMs(fetched.headers["retry-after"], Date.now())
+        : undefined
+    return { page, retryAfter }
   })
 
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
@@ -97,12 +121,14 @@ export const make = Effect.gen(function* () {
     const key = cacheKey(url)
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
-      return yield* build(input, cached.value, {
+      const document = yield* build(input, cached.value, {
         sourceURL: input.url,
         scrapeId,
         cacheState: "hit",
         cachedAt: new Date(cached.value.cachedAt).toISOString(),
       })
+      const outcome: ScrapeOutcome = { document }
+      return outcome
     }
     if (input.minAge !== undefined || input.lockdown)
       return yield* new RequestError({
@@ -110,25 +136,38 @@ export const make = Effect.gen(function* () {
         code: input.lockdown ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA",
         message: `No cached data is available for ${input.url}${input.minAge !== undefined ? ` that is at least ${input.minAge} ms old` : ""}.`,
       })
-    const page = yield* fetchPage(url, input)
+    const { page, retryAfter } = yield* fetchPage(url, input)
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
-    if (input.storeInCache && !input.zeroDataRetention && !hasHeaders) yield* cache.set(key, page)
-    return yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    // Error pages are not cached: a later visit should see the site recovered.
+    if (
+      input.storeInCache &&
+      !input.zeroDataRetention &&
+      !hasHeaders &&
+      page.statusCode < 500 &&
+      page.statusCode !== 429
+    )
+      yield* cache.set(key, page)
+    const document = yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
+    return outcome
   })
 
+  const scrapeDetailed = (input: ScrapeInput) =>
+    scrape(input).pipe(
+      Effect.timeoutFail({
+        duration: Duration.millis(input.timeout),
+        onTimeout: () =>
+          new ScrapeError({
+            reason: "Timeout",
+            url: input.url,
+            message: `The scrape of ${input.url} timed out after ${input.timeout} ms before completing.`,
+          }),
+      }),
+    )
+
   return {
-    scrape: (input: ScrapeInput) =>
-      scrape(input).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(input.timeout),
-          onTimeout: () =>
-            new ScrapeError({
-              reason: "Timeout",
-              url: input.url,
-              message: `The scrape of ${input.url} timed out after ${input.timeout} ms before completing.`,
-            }),
-        }),
-      ),
+    scrapeDetailed,
+    scrape: (input: ScrapeInput) => Effect.map(scrapeDetailed(input), (outcome) => outcome.document),
   }
 })
 

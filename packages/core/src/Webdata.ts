@@ -1,14 +1,24 @@
 /**
- * The Promise facade for apps that do not use Effect: `new Webdata(options).scrape(url, options)`. It validates
- * options exactly like the HTTP API and throws `WebdataError`s that carry Firecrawl's error `code`.
+ * The Promise facade for apps that do not use Effect: `new Webdata(options).scrape(url, options)`, crawls, batch
+ * scrapes and maps. It validates options exactly like the HTTP API and throws `WebdataError`s that carry Firecrawl's
+ * error `code`. Jobs run on the engine's worker in this process (unless `worker: false`), in the store given by
+ * `store` (in memory by default).
  */
-import { Cause, Effect, Exit, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, Option, Stream } from "effect"
+import { BatchScrape } from "./BatchScrape.js"
+import { Crawl } from "./Crawl.js"
+import type { BatchScrapeRequestInput } from "./Domain/BatchScrapeRequest.js"
+import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
 import { decodeStrict } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
+import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 import * as Engine from "./Engine.js"
 import type { EngineError } from "./Errors.js"
 import { mapError } from "./Http/ErrorResponse.js"
+import { JobControl } from "./Jobs/JobControl.js"
+import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.js"
+import { type MapResult, MapService } from "./Map.js"
 import { Scrape } from "./Scrape.js"
 
 /** A failed engine call: `code` is the API's error code (`SCRAPE_TIMEOUT`, `BAD_REQUEST`, ...). */
@@ -30,6 +40,31 @@ export class WebdataError extends Error {
 
 export interface WebdataOptions extends Engine.EngineOptions {}
 
+/** A job's progress and one page of its documents. */
+export interface JobSnapshot {
+  readonly id: string
+  readonly status: JobStatus
+  /** Pages recorded with a document. */
+  readonly completed: number
+  /** Pages admitted so far (failed ones left out). */
+  readonly total: number
+  /** Pages that ended in an error. */
+  readonly failed: number
+  readonly expiresAt: Date
+  readonly data: ReadonlyArray<Document>
+  /** Where the next page of documents starts (`skip`), while the job runs or more remain. */
+  readonly next?: number
+}
+
+export type CrawlOptions = Omit<CrawlRequestInput, "url">
+export type BatchScrapeOptions = Omit<BatchScrapeRequestInput, "urls">
+export type MapOptions = Omit<MapRequestInput, "url">
+
+export interface PageOptions {
+  readonly skip?: number
+  readonly limit?: number
+}
+
 export class Webdata {
   readonly #runtime: ManagedRuntime.ManagedRuntime<Engine.EngineServices, never>
 
@@ -37,11 +72,11 @@ export class Webdata {
     this.#runtime = ManagedRuntime.make(Engine.layer(options))
   }
 
-  async #run<A>(effect: Effect.Effect<A, EngineError, Engine.EngineServices>): Promise<A> {
+  async #run<A>(effect: Effect.Effect<A, EngineError | StoreError, Engine.EngineServices>): Promise<A> {
     const exit = await this.#runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
     const failure = Cause.failureOption(exit.cause)
-    if (Option.isSome(failure)) throw new WebdataError(failure.value)
+    if (Option.isSome(failure) && failure.value._tag !== "StoreError") throw new WebdataError(failure.value)
     throw Cause.squash(exit.cause)
   }
 
@@ -56,8 +91,132 @@ export class Webdata {
     )
   }
 
-  /** Releases connections and caches. The instance cannot be used afterwards. */
+  /** Starts a crawl; read its progress with `getCrawlStatus` or its pages with `crawlDocuments`. */
+  async startCrawl(url: string, options: CrawlOptions = {}): Promise<{ readonly id: string }> {
+    const started = await this.#run(Effect.flatMap(Crawl, (crawl) => crawl.start({ ...options, url }, null)))
+    return { id: started.job.id }
+  }
+
+  /** Crawls a site and waits for the end: every page's document. */
+  async crawl(url: string, options: CrawlOptions = {}): Promise<JobSnapshot> {
+    const { id } = await this.startCrawl(url, options)
+    return this.#waitFor("crawl", id)
+  }
+
+  getCrawlStatus(id: string, page: PageOptions = {}): Promise<JobSnapshot> {
+    return this.#status("crawl", id, page)
+  }
+
+  /** The crawl's documents as they are recorded; the iteration ends with the crawl. */
+  crawlDocuments(id: string): AsyncIterable<Document> {
+    return this.#documents("crawl", id)
+  }
+
+  cancelCrawl(id: string): Promise<boolean> {
+    return this.#cancel("crawl", id)
+  }
+
+  getCrawlErrors(id: string): Promise<JobErrors> {
+    return this.#errors("crawl", id)
+  }
+
+  async startBatchScrape(
+    urls: ReadonlyArray<string>,
+    options: BatchScrapeOptions = {},
+  ): Promise<{ readonly id: string; readonly invalidURLs?: ReadonlyArray<string> }> {
+    const started = await this.#run(Effect.flatMap(BatchScrape, (batch) => batch.start({ ...options, urls }, null)))
+    return { id: started.job.id, ...(started.invalidURLs !== undefined ? { invalidURLs: started.invalidURLs } : {}) }
+  }
+
+  /** Scrapes every URL and waits for the end. */
+  async batchScrape(urls: ReadonlyArray<string>, options: BatchScrapeOptions = {}): Promise<JobSnapshot> {
+    const { id } = await this.startBatchScrape(urls, options)
+    return this.#waitFor("batch", id)
+  }
+
+  getBatchScrapeStatus(id: string, page: PageOptions = {}): Promise<JobSnapshot> {
+    return this.#status("batch", id, page)
+  }
+
+  batchScrapeDocuments(id: string): AsyncIterable<Document> {
+    return this.#documents("batch", id)
+  }
+
+  cancelBatchScrape(id: string): Promise<boolean> {
+    return this.#cancel("batch", id)
+  }
+
+  getBatchScrapeErrors(id: string): Promise<JobErrors> {
+    return this.#errors("batch", id)
+  }
+
+  /** The URLs of a site: sitemaps plus links discovered from `url`. */
+  map(url: string, options: MapOptions = {}): Promise<MapResult> {
+    return this.#run(
+      Effect.gen(function* () {
+        const request = yield* decodeMapRequest({ ...options, url })
+        return yield* (yield* MapService).map(request)
+      }),
+    )
+  }
+
+  /** Releases connections, caches, the worker and the store. The instance cannot be used afterwards. */
   close(): Promise<void> {
     return this.#runtime.dispose()
+  }
+
+  #status(kind: JobKind, id: string, page: PageOptions): Promise<JobSnapshot> {
+    return this.#run(
+      Effect.gen(function* () {
+        const control = yield* JobControl
+        const { job, documents, nextSkip } = yield* control.status(kind, id, null, {
+          skip: page.skip ?? 0,
+          ...(page.limit !== undefined ? { limit: page.limit } : {}),
+        })
+        return {
+          id: job.id,
+          status: job.status,
+          completed: job.completed,
+          total: job.status === "scraping" ? job.total - job.failed : job.completed,
+          failed: job.failed,
+          expiresAt: new Date(job.expiresAt),
+          data: documents,
+          ...(nextSkip !== undefined ? { next: nextSkip } : {}),
+        } satisfies JobSnapshot
+      }),
+    )
+  }
+
+  async #waitFor(kind: JobKind, id: string): Promise<JobSnapshot> {
+    // The document stream ends once the job has ended and every document was read.
+    const data = await this.#run(
+      Effect.map(
+        Effect.flatMap(JobControl, (control) => Stream.runCollect(control.documents(id, 0))),
+        (chunk) => Array.from(chunk),
+      ),
+    )
+    const status = await this.#status(kind, id, { limit: 1 })
+    const { next: _next, ...rest } = status
+    return { ...rest, data }
+  }
+
+  async *#documents(kind: JobKind, id: string): AsyncIterable<Document> {
+    await this.#run(Effect.flatMap(JobControl, (control) => control.get(kind, id, null)))
+    const runtime = await this.#runtime.runtime()
+    const stream = Stream.unwrap(Effect.map(JobControl, (control) => control.documents(id, 0)))
+    yield* Stream.toAsyncIterableRuntime(stream, runtime)
+  }
+
+  #cancel(kind: JobKind, id: string): Promise<boolean> {
+    return this.#run(
+      Effect.map(
+        Effect.flatMap(JobControl, (control) => control.cancel(kind, id, null)),
+        (outcome) => outcome === "cancelled",
+      ),
+    )
+  }
+
+  #errors(kind: JobKind, id: string): Promise<JobErrors> {
+    return this.#run(Effect.flatMap(JobControl, (control) => control.errors(kind, id, null)))
   }
 }

@@ -41,7 +41,7 @@ const fixed = (allowed: boolean): RobotsRules => ({
 /** No robots.txt (4xx), or one that is not a robots.txt at all: everything may be crawled. */
 export const allowAll: RobotsRules = fixed(true)
 
-/** A robots.txt that could not be read because of the server (5xx, 429) or the network: nothing may be crawled yet. */
+/** A robots.txt the server would not give (5xx, 429): nothing may be crawled yet. */
 export const disallowAll: RobotsRules = fixed(false)
 
 /** Cuts at the cap, then drops the cut line so that a truncated rule is not read as a shorter, different rule. */
@@ -113,12 +113,14 @@ export type RobotsFetch =
 
 /**
  * Google's and RFC 9309's policy (§2.3.1): 2xx → parse; 3xx left after following redirects and 4xx (but 429) → no
- * rules, allow all; 5xx, 429 and network failures → disallow all, since the site may be down or throttling us.
- * Firecrawl instead allows everything when robots.txt cannot be fetched; we stay on the polite side.
+ * rules, allow all; 5xx and 429 → disallow all, since the site may be down or throttling us (Firecrawl instead
+ * allows everything then; we stay on the polite side).
+ * No answer at all (connection refused, DNS, TLS) → allow all: the pages fail the same way and their errors say why,
+ * where a disallow would report a dead site as "blocked by robots.txt".
  * A 2xx body that is HTML, JSON or XML (a soft-404 page) is not a robots.txt: allow all, as Firecrawl does.
  */
 export const robotsFromFetch = (robotsUrl: string, fetched: RobotsFetch): RobotsRules => {
-  if (fetched._tag === "Unreachable") return disallowAll
+  if (fetched._tag === "Unreachable") return allowAll
   const { status, text } = fetched
   if (status === 429 || status >= 500 || status < 200) return disallowAll
   if (status >= 300) return allowAll

@@ -7,8 +7,8 @@
 import type { Readable } from "node:stream"
 import { Config, type ConfigError, Duration, Effect, Layer, type Scope } from "effect"
 import { CookieJar } from "tough-cookie"
-import { Agent } from "undici"
 import { ScrapeError } from "../Errors.js"
+import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
 import { UrlGuard } from "../Net/UrlGuard.js"
 import { readBody } from "./BodyReader.js"
 import { type FetchedPage, Fetcher, type FetchRequest } from "./Fetcher.js"
@@ -41,20 +41,6 @@ const defaultHeaders = (config: FetcherConfig): Record<string, string> => ({
   "accept-encoding": "gzip, deflate, br",
 })
 
-/** Connection-level headers are the client's business; undici rejects several of them outright. */
-const droppedHeaders = new Set([
-  "host",
-  "connection",
-  "content-length",
-  "transfer-encoding",
-  "keep-alive",
-  "upgrade",
-  "expect",
-  "te",
-  "trailer",
-  "proxy-connection",
-])
-
 /** Credentials the caller meant for the first origin are not sent to another one after a redirect (as in fetch). */
 const originBoundHeaders = new Set(["authorization", "cookie", "proxy-authorization"])
 
@@ -80,14 +66,6 @@ const errorCodes = (error: unknown): ReadonlyArray<string> => {
     current = current.cause
   }
   return codes
-}
-
-const findScrapeError = (error: unknown): ScrapeError | undefined => {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
-    if (current instanceof ScrapeError) return current
-    current = current.cause
-  }
-  return undefined
 }
 
 const connectionMessages: Record<string, string> = {
@@ -135,13 +113,6 @@ const discard = (body: Readable) => {
   body.destroy()
 }
 
-/** An undici agent whose connections go only to addresses the guard checked. */
-const guardedAgent = (guard: UrlGuard["Type"], rejectUnauthorized: boolean) =>
-  Effect.acquireRelease(
-    Effect.sync(() => new Agent({ connect: { lookup: guard.lookup, rejectUnauthorized } })),
-    (agent) => Effect.promise(() => agent.destroy()),
-  )
-
 /** Builds the fetcher; its two agents (verifying TLS or not) live as long as the enclosing scope. */
 export const make = (
   options: Partial<FetcherConfig> = {},
@@ -149,14 +120,14 @@ export const make = (
   Effect.gen(function* () {
     const config: FetcherConfig = { ...defaultFetcherConfig, ...options }
     const guard = yield* UrlGuard
-    const verifying = yield* guardedAgent(guard, true)
-    const lenient = yield* guardedAgent(guard, false)
+    const verifying = yield* guardedAgent(guard, { rejectUnauthorized: true })
+    const lenient = yield* guardedAgent(guard, { rejectUnauthorized: false })
 
     const headersFor = (request: FetchRequest, url: URL, firstOrigin: string, cookies: string) => {
       const headers = defaultHeaders(config)
       for (const [name, value] of Object.entries(request.headers)) {
         const key = name.toLowerCase()
-        if (droppedHeaders.has(key) || (url.origin !== firstOrigin && originBoundHeaders.has(key))) continue
+        if (clientOwnedHeaders.has(key) || (url.origin !== firstOrigin && originBoundHeaders.has(key))) continue
         headers[key] = value
       }
       if (cookies !== "") headers.cookie = headers.cookie !== undefined ? `${headers.cookie}; ${cookies}` : cookies

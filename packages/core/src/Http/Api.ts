@@ -16,7 +16,10 @@ import {
   OpenApi,
 } from "@effect/platform"
 import { Context, JSONSchema, Schema } from "effect"
+import { BatchScrapeRequest } from "../Domain/BatchScrapeRequest.js"
+import { CrawlRequest, ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { Document } from "../Domain/Document.js"
+import { MapRequest } from "../Domain/MapRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 
 const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
@@ -123,6 +126,205 @@ const scrapeGroup = HttpApiGroup.make("scrape")
         "Fetches the URL and returns the requested formats (markdown, html, rawHtml, links, images).",
       ),
   )
+  .add(
+    HttpApiEndpoint.get("scrapeById", "/v2/scrape/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(ScrapeResponse)
+      .addError(errorBody(400, "The scrape id is not a UUID"))
+      .addError(errorBody(404, "Unknown scrape, expired, or another key's"))
+      .annotate(OpenApi.Summary, "A stored scrape result")
+      .annotate(OpenApi.Description, "Every scrape keeps its document for the job TTL unless `zeroDataRetention`."),
+  )
+  .middleware(Authorization)
+
+const JobId = Schema.Struct({ id: Schema.String })
+const JobPage = Schema.Struct({
+  skip: Schema.optional(Schema.NumberFromString),
+  limit: Schema.optional(Schema.NumberFromString),
+})
+
+export const JobStartedResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  id: Schema.String,
+  /** The absolute status URL. */
+  url: Schema.String,
+}).annotations({ identifier: "JobStartedResponse" })
+
+export const CrawlStartedResponse = Schema.Struct({
+  ...JobStartedResponse.fields,
+  promptGeneratedOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  finalCrawlerOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+}).annotations({ identifier: "CrawlStartedResponse" })
+
+export const BatchStartedResponse = Schema.Struct({
+  ...JobStartedResponse.fields,
+  invalidURLs: Schema.optional(Schema.Array(Schema.String)),
+}).annotations({ identifier: "BatchScrapeStartedResponse" })
+
+export const JobStatusResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  status: Schema.Literal("scraping", "completed", "failed", "cancelled"),
+  /** Pages recorded with a document. */
+  completed: Schema.Int,
+  /** Pages admitted so far, failed ones left out (completed once the job has ended). */
+  total: Schema.Int,
+  creditsUsed: Schema.Int,
+  expiresAt: Schema.String,
+  createdAt: Schema.String,
+  completedAt: Schema.optional(Schema.String),
+  /** The next page of documents (absolute URL), while the job runs or more documents remain. */
+  next: Schema.optional(Schema.String),
+  data: Schema.Array(Document),
+  warning: Schema.optional(Schema.String),
+}).annotations({ identifier: "JobStatusResponse" })
+
+export const CancelResponse = Schema.Struct({ status: Schema.Literal("cancelled") }).annotations({
+  identifier: "CancelResponse",
+})
+
+export const JobErrorsResponse = Schema.Struct({
+  errors: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      timestamp: Schema.optional(Schema.String),
+      url: Schema.String,
+      code: Schema.optional(Schema.String),
+      error: Schema.String,
+    }),
+  ),
+  robotsBlocked: Schema.Array(Schema.String),
+}).annotations({ identifier: "JobErrorsResponse" })
+
+export const ActiveCrawlsResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  crawls: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      teamId: Schema.String,
+      url: Schema.String,
+      created_at: Schema.String,
+      options: Schema.Unknown,
+    }),
+  ),
+}).annotations({ identifier: "ActiveCrawlsResponse" })
+
+export const ParamsPreviewResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+}).annotations({ identifier: "ParamsPreviewResponse" })
+
+export const MapResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  id: Schema.String,
+  links: Schema.Array(
+    Schema.Struct({
+      url: Schema.String,
+      title: Schema.optional(Schema.String),
+      description: Schema.optional(Schema.String),
+    }),
+  ),
+  warning: Schema.optional(Schema.String),
+}).annotations({ identifier: "MapResponse" })
+
+const jobNotFound = errorBody(404, "Unknown job, or another key's")
+const badJobId = errorBody(400, "The job id is not a UUID")
+
+/** Status, cancel and errors of a job kind: one set of endpoints for crawl and batch scrape. */
+const jobEndpoints = <Prefix extends "crawl" | "batch">(prefix: Prefix, path: `/${string}`, noun: string) =>
+  [
+    HttpApiEndpoint.get(`${prefix}Status`, `${path}/:id`)
+      .setPath(JobId)
+      .setUrlParams(JobPage)
+      .addSuccess(JobStatusResponse)
+      .addError(badJobId)
+      .addError(jobNotFound)
+      .annotate(OpenApi.Summary, `Status and documents of a ${noun}`)
+      .annotate(
+        OpenApi.Description,
+        "Documents are paged with `skip` and `limit` (default 100); `next` is the absolute URL of the following page.",
+      ),
+    HttpApiEndpoint.del(`${prefix}Cancel`, `${path}/:id`)
+      .setPath(JobId)
+      .addSuccess(CancelResponse)
+      .addError(badJobId)
+      .addError(jobNotFound)
+      .addError(errorBody(409, "The job has already completed"))
+      .annotate(OpenApi.Summary, `Cancel a ${noun}`),
+    HttpApiEndpoint.get(`${prefix}Errors`, `${path}/:id/errors`)
+      .setPath(JobId)
+      .addSuccess(JobErrorsResponse)
+      .addError(badJobId)
+      .addError(jobNotFound)
+      .annotate(OpenApi.Summary, `Errors and robots.txt-blocked URLs of a ${noun}`),
+  ] as const
+
+const [crawlStatus, crawlCancel, crawlErrors] = jobEndpoints("crawl", "/v2/crawl", "crawl")
+const [batchStatus, batchCancel, batchErrors] = jobEndpoints("batch", "/v2/batch/scrape", "batch scrape")
+
+const crawlGroup = HttpApiGroup.make("crawl")
+  .add(
+    HttpApiEndpoint.post("crawl", "/v2/crawl")
+      .setPayload(CrawlRequest)
+      .addSuccess(CrawlStartedResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .addError(errorBody(403, "An option the operator has not enabled (ignoreRobotsTxt)"))
+      .annotate(OpenApi.Summary, "Start a crawl")
+      .annotate(
+        OpenApi.Description,
+        "Crawls a site from `url` within the given limits and scrapes every page; poll the returned `url` for results.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.post("paramsPreview", "/v2/crawl/params-preview")
+      .setPayload(ParamsPreviewRequest)
+      .addSuccess(ParamsPreviewResponse)
+      .addError(errorBody(400, "The prompt could not be read into options"))
+      .annotate(OpenApi.Summary, "The crawl options a prompt stands for"),
+  )
+  .add(
+    HttpApiEndpoint.get("crawlActive", "/v2/crawl/active")
+      .addSuccess(ActiveCrawlsResponse)
+      .annotate(OpenApi.Summary, "Running crawls of the caller"),
+  )
+  .add(
+    HttpApiEndpoint.get("crawlOngoing", "/v2/crawl/ongoing")
+      .addSuccess(ActiveCrawlsResponse)
+      .annotate(OpenApi.Summary, "Running crawls of the caller (alias of /v2/crawl/active)"),
+  )
+  .add(crawlStatus)
+  .add(crawlCancel)
+  .add(crawlErrors)
+  .middleware(Authorization)
+
+const batchGroup = HttpApiGroup.make("batch")
+  .add(
+    HttpApiEndpoint.post("batchScrape", "/v2/batch/scrape")
+      .setPayload(BatchScrapeRequest)
+      .addSuccess(BatchStartedResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .addError(jobNotFound)
+      .annotate(OpenApi.Summary, "Start a batch scrape")
+      .annotate(OpenApi.Description, "Scrapes every URL with the same options; `appendToId` adds URLs to a batch."),
+  )
+  .add(batchStatus)
+  .add(batchCancel)
+  .add(batchErrors)
+  .middleware(Authorization)
+
+const mapGroup = HttpApiGroup.make("map")
+  .add(
+    HttpApiEndpoint.post("map", "/v2/map")
+      .setPayload(MapRequest)
+      .addSuccess(MapResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .addError(errorBody(408, "The map timed out (MAP_TIMEOUT)"))
+      .addError(errorBody(500, "The site could not be mapped (MAP_FAILED)"))
+      .annotate(OpenApi.Summary, "List the URLs of a site")
+      .annotate(
+        OpenApi.Description,
+        "Sitemaps plus link discovery from the start page; `search` ranks the links by relevance.",
+      ),
+  )
   .middleware(Authorization)
 
 export const HealthResponse = Schema.Struct({
@@ -143,6 +345,9 @@ const metaGroup = HttpApiGroup.make("meta")
 export class WebdataApi extends HttpApi.make("webdata")
   .add(metaGroup)
   .add(scrapeGroup)
+  .add(crawlGroup)
+  .add(batchGroup)
+  .add(mapGroup)
   .annotate(OpenApi.Title, "webdata API")
   .annotate(OpenApi.Version, "2.0.0")
   .annotate(

@@ -2,7 +2,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { type Cause, Effect } from "effect"
 import { v7 as uuidv7 } from "uuid"
-import type { EngineError, RequestError, ScrapeError } from "../Errors.js"
+import type { EngineError, MapError, RequestError, ScrapeError } from "../Errors.js"
 
 interface Mapped {
   readonly status: number
@@ -36,8 +36,24 @@ const scrapeStatus: Record<ScrapeError["reason"], readonly [number, string]> = {
   EngineFailed: [500, "SCRAPE_ALL_ENGINES_FAILED"],
 }
 
+const mapStatus: Record<MapError["reason"], readonly [number, string]> = {
+  Timeout: [408, "MAP_TIMEOUT"],
+  Failed: [500, "MAP_FAILED"],
+}
+
+const statusOf = (error: EngineError): readonly [number, string] => {
+  switch (error._tag) {
+    case "RequestError":
+      return requestStatus[error.reason]
+    case "ScrapeError":
+      return scrapeStatus[error.reason]
+    case "MapError":
+      return mapStatus[error.reason]
+  }
+}
+
 export const mapError = (error: EngineError): Mapped => {
-  const [status, code] = error._tag === "RequestError" ? requestStatus[error.reason] : scrapeStatus[error.reason]
+  const [status, code] = statusOf(error)
   return { status, code: (error._tag === "RequestError" ? error.code : undefined) ?? code, message: error.message }
 }
 

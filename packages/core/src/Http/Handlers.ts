@@ -1,38 +1,46 @@
 /** Implementations of the contract's groups. Each handler decodes its body strictly and maps errors in one place. */
-import { HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { decodeStrict } from "../Domain/Decode.js"
+import { decodeMapRequest } from "../Domain/MapRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
-import type { EngineError } from "../Errors.js"
+import { JobControl } from "../Jobs/JobControl.js"
+import { newId } from "../Jobs/JobStore.js"
+import { ownerOf } from "../Jobs/Owner.js"
+import { MapService } from "../Map.js"
 import { Scrape } from "../Scrape.js"
 import { VERSION } from "../Version.js"
-import { WebdataApi } from "./Api.js"
+import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
-import { errorResponse } from "./ErrorResponse.js"
-
-/** Runs a handler body and turns its failures into the error envelope. */
-const respond = <E extends EngineError, R>(
-  effect: Effect.Effect<unknown, E, R>,
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
-  effect.pipe(
-    Effect.map((body) => HttpServerResponse.unsafeJson(body)),
-    Effect.catchAll((error) => Effect.succeed(errorResponse(error))),
-  )
+import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
+import { respond } from "./Respond.js"
 
 const decodeScrapeRequest = decodeStrict(ScrapeRequest)
 
 export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handlers) =>
   Effect.gen(function* () {
     const scraper = yield* Scrape
-    return handlers.handleRaw("scrape", ({ request }) =>
-      respond(
-        readJsonBody(request).pipe(
-          Effect.flatMap(decodeScrapeRequest),
-          Effect.flatMap(scraper.scrape),
-          Effect.map((data) => ({ success: true, data })),
+    const control = yield* JobControl
+    return handlers
+      .handleRaw("scrape", ({ request }) =>
+        respond(
+          Effect.gen(function* () {
+            const input = yield* decodeScrapeRequest(yield* readJsonBody(request))
+            const data = yield* scraper.scrape(input)
+            if (!input.zeroDataRetention) yield* control.keepScrape(data, ownerOf((yield* Caller).apiKey))
+            return { success: true, data }
+          }),
         ),
-      ),
-    )
+      )
+      .handleRaw("scrapeById", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const id = yield* checkJobId(path.id)
+            const data = yield* control.getScrape(id, ownerOf((yield* Caller).apiKey))
+            return { success: true, data }
+          }),
+        ),
+      )
   }),
 )
 
@@ -51,4 +59,17 @@ export const MetaHandlers = HttpApiBuilder.group(WebdataApi, "meta", (handlers) 
     .handle("openapi", () => Effect.succeed(openApiDocument)),
 )
 
-export const layer = Layer.mergeAll(ScrapeHandlers, MetaHandlers)
+export const MapHandlers = HttpApiBuilder.group(WebdataApi, "map", (handlers) =>
+  Effect.map(MapService, (mapper) =>
+    handlers.handleRaw("map", ({ request }) =>
+      respond(
+        Effect.gen(function* () {
+          const result = yield* mapper.map(yield* decodeMapRequest(yield* readJsonBody(request)))
+          return { success: true, id: newId(), ...result }
+        }),
+      ),
+    ),
+  ),
+)
+
+export const layer = Layer.mergeAll(ScrapeHandlers, MetaHandlers, CrawlHandlers, BatchHandlers, MapHandlers)

@@ -154,9 +154,12 @@ describe("robotsFromFetch", () => {
     for (const status of [301, 400, 401, 403, 404, 410]) expect(response(status).isAllowed(at("/x"))).toBe(true)
   })
 
-  it("disallows everything on 5xx, 429 and network failure", () => {
+  it("disallows everything on 5xx and 429", () => {
     for (const status of [429, 500, 502, 503]) expect(response(status).isAllowed(at("/"))).toBe(false)
-    expect(robotsFromFetch(ROBOTS_URL, { _tag: "Unreachable" }).isAllowed(at("/"))).toBe(false)
+  })
+
+  it("allows everything when no answer came at all (the pages then fail with their own error)", () => {
+    expect(robotsFromFetch(ROBOTS_URL, { _tag: "Unreachable" }).isAllowed(at("/"))).toBe(true)
   })
 
   it("treats an HTML, JSON or XML body as no robots.txt", () => {

@@ -1,35 +1,40 @@
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import type { Document } from "../../src/Domain/Document.js"
+import * as Engine from "../../src/Engine.js"
 import { RequestError, ScrapeError } from "../../src/Errors.js"
 import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler } from "../../src/Http/WebHandler.js"
-import { Scrape } from "../../src/Scrape.js"
+import { Scrape, type ScrapeInput } from "../../src/Scrape.js"
 
 // A scrape service that answers from the URL, so the HTTP layer's mapping of each outcome can be checked alone.
-const scripted = Layer.succeed(Scrape, {
-  scrape: (input) => {
-    const path = new URL(input.url.includes("://") ? input.url : `http://${input.url}`).pathname
-    switch (path) {
-      case "/timeout":
-        return Effect.fail(new ScrapeError({ reason: "Timeout", message: "timed out" }))
-      case "/dns":
-        return Effect.fail(
-          new ScrapeError({ reason: "DnsResolution", message: 'DNS resolution failed for hostname "x"' }),
-        )
-      case "/blocked":
-        return Effect.fail(new ScrapeError({ reason: "BlockedAddress", message: "refused" }))
-      case "/cache-miss":
-        return Effect.fail(new RequestError({ reason: "NotFound", code: "SCRAPE_NO_CACHED_DATA", message: "none" }))
-      case "/defect":
-        return Effect.die(new Error("boom"))
-      default:
-        return Effect.succeed({
-          markdown: `# ${path}`,
-          metadata: { sourceURL: input.url, url: input.url, statusCode: 200, scrapeId: "id" },
-        })
-    }
-  },
-})
+const scrape = (input: ScrapeInput): Effect.Effect<Document, ScrapeError | RequestError> => {
+  const path = new URL(input.url.includes("://") ? input.url : `http://${input.url}`).pathname
+  switch (path) {
+    case "/timeout":
+      return Effect.fail(new ScrapeError({ reason: "Timeout", message: "timed out" }))
+    case "/dns":
+      return Effect.fail(
+        new ScrapeError({ reason: "DnsResolution", message: 'DNS resolution failed for hostname "x"' }),
+      )
+    case "/blocked":
+      return Effect.fail(new ScrapeError({ reason: "BlockedAddress", message: "refused" }))
+    case "/cache-miss":
+      return Effect.fail(new RequestError({ reason: "NotFound", code: "SCRAPE_NO_CACHED_DATA", message: "none" }))
+    case "/defect":
+      return Effect.die(new Error("boom"))
+    default:
+      return Effect.succeed({
+        markdown: `# ${path}`,
+        metadata: { sourceURL: input.url, url: input.url, statusCode: 200, scrapeId: "id" },
+      })
+  }
+}
+// The rest of the engine is the real one (memory store, no worker); the scripted scrape replaces the real one.
+const scripted = Layer.merge(
+  Engine.layer({ worker: false }),
+  Layer.succeed(Scrape, { scrape, scrapeDetailed: (input) => Effect.map(scrape(input), (document) => ({ document })) }),
+)
 
 const open = makeWebHandler(Layer.merge(scripted, ServerConfig.layer()))
 const keyed = makeWebHandler(Layer.merge(scripted, ServerConfig.layer({ apiKeys: ["k1", "k2"] })))

@@ -1,0 +1,146 @@
+/**
+ * Starting a crawl: validate the request (a `prompt` read into options that explicit ones override), check the
+ * operator's permissions, and create the job with its seed in the store. Workers take it from there (`Jobs/`).
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { optionsFromPrompt } from "./Crawl/PromptOptions.js"
+import { CrawlRequest, type ParamsPreviewRequest } from "./Domain/CrawlRequest.js"
+import { decodeStrict } from "./Domain/Decode.js"
+import { ScrapeOptions } from "./Domain/ScrapeOptions.js"
+import { withScheme } from "./Domain/Url.js"
+import { RequestError } from "./Errors.js"
+import { type CrawlerOptions, type CrawlSpec, encodeSpec } from "./Jobs/JobSpec.js"
+import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
+import { JobsConfig } from "./Jobs/JobsConfig.js"
+import type { Owner } from "./Jobs/Owner.js"
+import { frontierTask } from "./Jobs/TaskRunner.js"
+import { Webhooks } from "./Jobs/Webhooks.js"
+import { WorkSignal } from "./Jobs/WorkSignal.js"
+
+export interface StartedCrawl {
+  readonly job: Job
+  /** With a `prompt`: the options read from it, and the options the crawl runs with. */
+  readonly prompt?: {
+    readonly promptGeneratedOptions: Record<string, unknown>
+    readonly finalCrawlerOptions: CrawlerOptions
+  }
+}
+
+export interface PreviewedOptions {
+  readonly url: string
+  readonly options: Record<string, unknown>
+  readonly understood: ReadonlyArray<string>
+}
+
+export class Crawl extends Context.Tag("@webdata/core/Crawl")<
+  Crawl,
+  {
+    /** Starts a crawl from a request body (validated here, like the API's). */
+    readonly start: (input: unknown, owner: Owner) => Effect.Effect<StartedCrawl, RequestError | StoreError>
+    /** The options a prompt stands for (`/v2/crawl/params-preview`). */
+    readonly previewParams: (request: ParamsPreviewRequest) => Effect.Effect<PreviewedOptions, RequestError>
+  }
+>() {}
+
+const decodeRequest = decodeStrict(CrawlRequest)
+const defaultScrapeOptions = Schema.decodeSync(ScrapeOptions)({})
+const crawlerKeys = Object.keys(CrawlRequest.fields).filter(
+  (key) => !["url", "prompt", "scrapeOptions", "webhook", "origin", "integration", "zeroDataRetention"].includes(key),
+) as ReadonlyArray<keyof CrawlerOptions>
+
+const crawlerOptionsOf = (request: CrawlRequest): CrawlerOptions =>
+  Object.fromEntries(
+    crawlerKeys.filter((key) => request[key] !== undefined).map((key) => [key, request[key]]),
+  ) as unknown as CrawlerOptions
+
+const promptFailed = () =>
+  new RequestError({
+    reason: "Validation",
+    code: "BAD_REQUEST",
+    message:
+      "Failed to process natural language prompt. Please try rephrasing or use explicit crawler options (this server reads prompts without a language model).",
+  })
+
+export const make = Effect.gen(function* () {
+  const store = yield* JobStore
+  const config = yield* JobsConfig
+  const signal = yield* WorkSignal
+  const webhooks = yield* Webhooks
+
+  /** The request with the prompt's options under the explicit ones; the prompt's options on their own. */
+  const withPrompt = Effect.fn("Crawl.withPrompt")(function* (input: unknown, request: CrawlRequest) {
+    if (request.prompt === undefined) return { request, generated: undefined }
+    const { options } = optionsFromPrompt(request.prompt, withScheme(request.url))
+    if (Object.keys(options).length === 0) return yield* promptFailed()
+    const explicit = input as Record<string, unknown>
+    const merged = yield* decodeRequest({ ...options, ...explicit })
+    return { request: merged, generated: options as Record<string, unknown> }
+  })
+
+  const start = Effect.fn("Crawl.start")(function* (input: unknown, owner: Owner) {
+    const decoded = yield* decodeRequest(input)
+    const { request, generated } = yield* withPrompt(input, decoded)
+    if (request.ignoreRobotsTxt && !config.allowIgnoreRobotsTxt)
+      return yield* new RequestError({
+        reason: "Forbidden",
+        code: "FORBIDDEN",
+        message:
+          "ignoreRobotsTxt is not enabled on this server (the operator can allow it: WEBDATA_ALLOW_IGNORE_ROBOTS=1)",
+      })
+    const crawler = crawlerOptionsOf(request)
+    const spec: CrawlSpec = {
+      kind: "crawl",
+      url: withScheme(request.url),
+      crawler,
+      scrapeOptions: request.scrapeOptions ?? defaultScrapeOptions,
+    }
+    const now = Date.now()
+    const delayMs = request.delay !== undefined ? Math.round(request.delay * 1000) : undefined
+    const job = yield* store.createJob(
+      {
+        kind: "crawl",
+        owner,
+        url: spec.url,
+        options: encodeSpec(spec),
+        limit: request.limit,
+        // A delay spaces the crawl's fetches, so they go one at a time (as Firecrawl does).
+        ...(delayMs !== undefined ? { delayMs, maxConcurrency: 1 } : {}),
+        ...(delayMs === undefined && request.maxConcurrency !== undefined
+          ? { maxConcurrency: request.maxConcurrency }
+          : {}),
+        ...(request.webhook !== undefined ? { webhook: request.webhook } : {}),
+        zeroDataRetention: request.zeroDataRetention ?? false,
+        createdAt: now,
+        expiresAt: now + config.jobTtlMs,
+      },
+      [frontierTask(spec, spec.url, 0)],
+    )
+    yield* signal.publish({ _tag: "WorkAdded" })
+    if (request.webhook !== undefined)
+      yield* webhooks.send({
+        spec: request.webhook,
+        jobKind: "crawl",
+        jobId: job.id,
+        event: "started",
+        success: true,
+        data: [],
+      })
+    return {
+      job,
+      ...(generated !== undefined
+        ? { prompt: { promptGeneratedOptions: generated, finalCrawlerOptions: crawler } }
+        : {}),
+    } satisfies StartedCrawl
+  })
+
+  const previewParams = Effect.fn("Crawl.previewParams")(function* (request: ParamsPreviewRequest) {
+    const url = withScheme(request.url)
+    const { options, understood } = optionsFromPrompt(request.prompt, url)
+    if (Object.keys(options).length === 0) return yield* promptFailed()
+    return { url, options: options as Record<string, unknown>, understood } satisfies PreviewedOptions
+  })
+
+  return { start, previewParams }
+})
+
+export const layer: Layer.Layer<Crawl, never, JobStore | JobsConfig | WorkSignal | Webhooks> = Layer.effect(Crawl, make)

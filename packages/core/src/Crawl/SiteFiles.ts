@@ -1,0 +1,79 @@
+/**
+ * A site's own files that guide a crawl or a map: robots.txt and its sitemaps, fetched through the guarded Fetcher.
+ * Neither ever fails: a site without them, or one that serves them badly, just gives fewer hints (and robots.txt
+ * follows the policy of `robotsFromFetch`).
+ */
+import { Effect } from "effect"
+import { decodeBody } from "../Content/Charset.js"
+import { Fetcher } from "../Engines/Fetcher.js"
+import { MAX_ROBOTS_CHARS, type RobotsRules, robotsFromFetch, robotsUrlFor } from "./Robots.js"
+import { MAX_SITEMAPS_PER_CRAWL, parseSitemap, sitemapCandidates } from "./Sitemap.js"
+
+export interface SiteFileOptions {
+  /** Budget of one file's fetch. */
+  readonly timeoutMs: number
+  /** Request headers (a crawl's `scrapeOptions.headers`). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+const fetchFile = (url: string, options: SiteFileOptions) =>
+  Effect.flatMap(Fetcher, (fetcher) =>
+    fetcher.fetch({ url, headers: options.headers ?? {}, timeoutMs: options.timeoutMs, skipTlsVerification: true }),
+  )
+
+/** The robots.txt rules of the origin of `url`. */
+export const fetchRobots = Effect.fn("SiteFiles.fetchRobots")(function* (url: string, options: SiteFileOptions) {
+  const robotsUrl = robotsUrlFor(url)
+  return yield* fetchFile(robotsUrl, options).pipe(
+    Effect.map((page) =>
+      robotsFromFetch(robotsUrl, {
+        _tag: "Response",
+        status: page.status,
+        ...(page.contentType !== undefined ? { contentType: page.contentType } : {}),
+        text: decodeBody(page.body, page.contentType).slice(0, MAX_ROBOTS_CHARS),
+      }),
+    ),
+    // No answer, or redirects the Fetcher gave up on (a loop, too many hops: a leftover 3xx, RFC 9309 §2.3.1.2).
+    Effect.orElseSucceed(() => robotsFromFetch(robotsUrl, { _tag: "Unreachable" })),
+  )
+})
+
+export interface SitemapOptions extends SiteFileOptions {
+  /** Stop once this many page URLs are known. */
+  readonly limit: number
+}
+
+/**
+ * Page URLs listed by the site's sitemaps: the robots.txt `Sitemap:` lines, `/sitemap.xml` and `/sitemap_index.xml`,
+ * sitemap indexes followed, at most `MAX_SITEMAPS_PER_CRAWL` sitemaps read. A sitemap that is missing, broken or
+ * too large is skipped.
+ */
+export const sitemapUrls = Effect.fn("SiteFiles.sitemapUrls")(function* (
+  seed: string,
+  robots: RobotsRules,
+  options: SitemapOptions,
+) {
+  const pending = sitemapCandidates(new URL(seed), robots.sitemaps)
+  const visited = new Set<string>()
+  const urls = new Set<string>()
+  while (pending.length > 0 && visited.size < MAX_SITEMAPS_PER_CRAWL && urls.size < options.limit) {
+    const sitemapUrl = pending.shift() as string
+    if (visited.has(sitemapUrl)) continue
+    visited.add(sitemapUrl)
+    const parsed = yield* fetchFile(sitemapUrl, options).pipe(
+      Effect.flatMap((page) =>
+        page.status >= 200 && page.status < 300
+          ? Effect.try(() => parseSitemap(page.body, page.contentType))
+          : Effect.succeed(undefined),
+      ),
+      Effect.orElseSucceed(() => undefined),
+    )
+    if (parsed === undefined) continue
+    for (const entry of parsed.urls) {
+      if (urls.size >= options.limit) break
+      urls.add(entry.loc)
+    }
+    pending.push(...parsed.sitemaps.filter((next) => !visited.has(next)))
+  }
+  return [...urls]
+})

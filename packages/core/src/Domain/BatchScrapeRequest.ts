@@ -1,0 +1,52 @@
+/**
+ * The batch scrape request of `/v2/batch/scrape`: URLs plus scrape options flattened at the top level (not under
+ * `scrapeOptions`), a webhook, and `appendToId` to add URLs to a running batch.
+ */
+import { Schema } from "effect"
+import { requestMetaFields, type ScrapeOptions, scrapeOptionFields } from "./ScrapeOptions.js"
+import { urlProblem } from "./Url.js"
+import { Webhook } from "./Webhook.js"
+
+/**
+ * Invalid URLs fail the whole request unless the body says `ignoreInvalidURLs: true` literally (Firecrawl decides
+ * on the raw body); with it they are dropped and listed in the answer's `invalidURLs`.
+ */
+const urlsValidUnlessIgnored = (request: {
+  readonly urls: ReadonlyArray<string>
+  readonly ignoreInvalidURLs?: boolean | undefined
+}) => {
+  if (request.ignoreInvalidURLs === true) return true
+  const issues = request.urls.flatMap((url, index) => {
+    const problem = urlProblem(url)
+    return problem === undefined ? [] : [{ path: ["urls", index], message: problem }]
+  })
+  return issues.length === 0 || issues
+}
+
+export const BatchScrapeRequest = Schema.Struct({
+  urls: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
+  ...scrapeOptionFields,
+  webhook: Schema.optional(Webhook),
+  appendToId: Schema.optional(Schema.UUID),
+  ignoreInvalidURLs: Schema.optional(Schema.Boolean),
+  maxConcurrency: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  ...requestMetaFields,
+}).pipe(Schema.filter(urlsValidUnlessIgnored), Schema.annotations({ identifier: "BatchScrapeRequest" }))
+export type BatchScrapeRequest = typeof BatchScrapeRequest.Type
+export type BatchScrapeRequestInput = typeof BatchScrapeRequest.Encoded
+
+/** The scrape options part of a batch request (its cross-field rules re-checked by the schema). */
+export const batchScrapeOptions = (request: BatchScrapeRequest): typeof ScrapeOptions.Type => {
+  const {
+    urls: _urls,
+    webhook: _webhook,
+    appendToId: _append,
+    ignoreInvalidURLs: _ignore,
+    maxConcurrency: _max,
+    origin: _origin,
+    integration: _integration,
+    zeroDataRetention: _zdr,
+    ...options
+  } = request
+  return options
+}

@@ -1,0 +1,191 @@
+/**
+ * Crawl and batch scrape over HTTP: start, status with paged documents, cancel, errors, running crawls. Shapes are
+ * Firecrawl v2's, including its quirks (cancel and errors answer without `success`).
+ */
+import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { BatchScrape } from "../BatchScrape.js"
+import { Crawl } from "../Crawl.js"
+import { ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
+import { decodeStrict } from "../Domain/Decode.js"
+import { RequestError } from "../Errors.js"
+import { JobControl, type StatusPage } from "../Jobs/JobControl.js"
+import type { Job, JobKind } from "../Jobs/JobStore.js"
+import { ownerOf } from "../Jobs/Owner.js"
+import { Caller, WebdataApi } from "./Api.js"
+import { readJsonBody } from "./Body.js"
+import { publicBase } from "./PublicUrl.js"
+import { respond } from "./Respond.js"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Firecrawl checks job ids before anything else. */
+export const checkJobId = (id: string): Effect.Effect<string, RequestError> =>
+  UUID.test(id)
+    ? Effect.succeed(id)
+    : Effect.fail(
+        new RequestError({
+          reason: "Validation",
+          code: "BAD_REQUEST",
+          message: "Invalid job ID format. Job ID must be a valid UUID.",
+        }),
+      )
+
+const callerOwner = Effect.map(Caller, (caller) => ownerOf(caller.apiKey))
+
+const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2/batch/scrape")
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The status answer of a job (also the WebSocket watcher's `catchup`). */
+export const statusBody = (page: StatusPage, next: string | undefined) => {
+  const { job } = page
+  return {
+    success: true as const,
+    status: job.status,
+    completed: job.completed,
+    // Firecrawl leaves failed pages out of `total`; once the job has ended, what it has is all there is.
+    total: job.status === "scraping" ? job.total - job.failed : job.completed,
+    creditsUsed: job.completed,
+    expiresAt: iso(job.expiresAt),
+    createdAt: iso(job.createdAt),
+    ...(job.completedAt !== undefined ? { completedAt: iso(job.completedAt) } : {}),
+    ...(next !== undefined ? { next } : {}),
+    data: page.documents,
+  }
+}
+
+/** The crawler options of a running crawl as `/v2/crawl/active` lists them. */
+const activeEntry = (job: Job) => {
+  const spec = job.options as { readonly crawler?: object; readonly scrapeOptions?: unknown }
+  return {
+    id: job.id,
+    teamId: job.owner ?? "bypass",
+    url: job.url ?? "",
+    created_at: iso(job.createdAt),
+    options: { ...spec.crawler, scrapeOptions: spec.scrapeOptions },
+  }
+}
+
+const jobHandlers = (kind: JobKind) =>
+  Effect.gen(function* () {
+    const control = yield* JobControl
+    const status = (request: HttpServerRequest.HttpServerRequest, id: string, skip = 0, limit?: number) =>
+      respond(
+        Effect.gen(function* () {
+          const owner = yield* callerOwner
+          const page = yield* control.status(kind, yield* checkJobId(id), owner, {
+            skip: Math.max(0, Math.trunc(skip)),
+            ...(limit !== undefined ? { limit } : {}),
+          })
+          const next =
+            page.nextSkip === undefined
+              ? undefined
+              : `${publicBase(request)}${pathOf(kind)}/${id}?skip=${page.nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
+          return statusBody(page, next)
+        }),
+      )
+    const cancel = (id: string) =>
+      respond(
+        Effect.gen(function* () {
+          const outcome = yield* control.cancel(kind, yield* checkJobId(id), yield* callerOwner)
+          if (outcome === "already-completed")
+            return HttpServerResponse.unsafeJson(
+              { success: false, error: "Crawl is already completed" },
+              { status: 409 },
+            )
+          return { status: "cancelled" as const }
+        }),
+      )
+    const errors = (id: string) =>
+      respond(
+        Effect.gen(function* () {
+          const found = yield* control.errors(kind, yield* checkJobId(id), yield* callerOwner)
+          return {
+            errors: found.errors.map((error) => ({
+              id: error.id,
+              timestamp: iso(error.at),
+              url: error.url,
+              code: error.code,
+              error: error.message,
+            })),
+            robotsBlocked: found.robotsBlocked,
+          }
+        }),
+      )
+    return { status, cancel, errors }
+  })
+
+const decodePreview = decodeStrict(ParamsPreviewRequest)
+
+export const CrawlHandlers = HttpApiBuilder.group(WebdataApi, "crawl", (handlers) =>
+  Effect.gen(function* () {
+    const crawl = yield* Crawl
+    const control = yield* JobControl
+    const job = yield* jobHandlers("crawl")
+    const active = respond(
+      Effect.gen(function* () {
+        const jobs = yield* control.active("crawl", yield* callerOwner)
+        return { success: true as const, crawls: jobs.map(activeEntry) }
+      }),
+    )
+    return handlers
+      .handleRaw("crawl", ({ request }) =>
+        respond(
+          Effect.gen(function* () {
+            const started = yield* crawl.start(yield* readJsonBody(request), yield* callerOwner)
+            return {
+              success: true as const,
+              id: started.job.id,
+              url: `${publicBase(request)}/v2/crawl/${started.job.id}`,
+              ...started.prompt,
+            }
+          }),
+        ),
+      )
+      .handleRaw("paramsPreview", ({ request }) =>
+        respond(
+          Effect.gen(function* () {
+            // Firecrawl's preview body is not strict: unknown keys are ignored.
+            const body = yield* readJsonBody(request)
+            const { url, prompt } = (body ?? {}) as Record<string, unknown>
+            const preview = yield* crawl.previewParams(yield* decodePreview({ url, prompt }))
+            return { success: true as const, data: { url: preview.url, ...preview.options } }
+          }),
+        ),
+      )
+      .handleRaw("crawlActive", () => active)
+      .handleRaw("crawlOngoing", () => active)
+      .handleRaw("crawlStatus", ({ path, urlParams, request }) =>
+        job.status(request, path.id, urlParams.skip, urlParams.limit),
+      )
+      .handleRaw("crawlCancel", ({ path }) => job.cancel(path.id))
+      .handleRaw("crawlErrors", ({ path }) => job.errors(path.id))
+  }),
+)
+
+export const BatchHandlers = HttpApiBuilder.group(WebdataApi, "batch", (handlers) =>
+  Effect.gen(function* () {
+    const batch = yield* BatchScrape
+    const job = yield* jobHandlers("batch")
+    return handlers
+      .handleRaw("batchScrape", ({ request }) =>
+        respond(
+          Effect.gen(function* () {
+            const started = yield* batch.start(yield* readJsonBody(request), yield* callerOwner)
+            return {
+              success: true as const,
+              id: started.job.id,
+              url: `${publicBase(request)}/v2/batch/scrape/${started.job.id}`,
+              ...(started.invalidURLs !== undefined ? { invalidURLs: started.invalidURLs } : {}),
+            }
+          }),
+        ),
+      )
+      .handleRaw("batchStatus", ({ path, urlParams, request }) =>
+        job.status(request, path.id, urlParams.skip, urlParams.limit),
+      )
+      .handleRaw("batchCancel", ({ path }) => job.cancel(path.id))
+      .handleRaw("batchErrors", ({ path }) => job.errors(path.id))
+  }),
+)

@@ -1,0 +1,19 @@
+/** Runs a handler body and answers its value as JSON (or as is, when it is a ready response) and failures as the envelope. */
+import { HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import type { EngineError } from "../Errors.js"
+import type { StoreError } from "../Jobs/JobStore.js"
+import { errorResponse } from "./ErrorResponse.js"
+
+export const respond = <E extends EngineError | StoreError, R>(
+  effect: Effect.Effect<unknown, E, R>,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+  effect.pipe(
+    Effect.map((body) => (HttpServerResponse.isServerResponse(body) ? body : HttpServerResponse.unsafeJson(body))),
+    Effect.catchAll((error) =>
+      error._tag === "StoreError"
+        ? // The store failing is the server's problem: logged with an id like any defect, the details not shown.
+          Effect.die(error)
+        : Effect.succeed(errorResponse(error)),
+    ),
+  )

@@ -1,0 +1,146 @@
+/**
+ * Reading and steering jobs, for the API and the library: status with paged documents, cancel, errors, the list of
+ * running crawls, and a stream of a job's documents as they are recorded. Every call names the caller (`Owner`):
+ * another owner's job answers exactly like an unknown one.
+ */
+import { Chunk, Context, Duration, Effect, Layer, Option, Stream } from "effect"
+import type { Document } from "../Domain/Document.js"
+import { RequestError } from "../Errors.js"
+import { type Job, type JobErrors, type JobKind, JobStore, type StoreError } from "./JobStore.js"
+import { JobsConfig } from "./JobsConfig.js"
+import type { Owner } from "./Owner.js"
+import { WorkSignal } from "./WorkSignal.js"
+
+/** Documents per status page unless the caller asks for fewer, and the JSON size a page stays under. */
+export const DEFAULT_PAGE_SIZE = 100
+const MAX_PAGE_BYTES = 10 * 1024 * 1024
+const WATCH_POLL_MS = 250
+
+export interface StatusPage {
+  readonly job: Job
+  readonly documents: ReadonlyArray<Document>
+  /** Where the next page starts, while the job runs or more documents remain. */
+  readonly nextSkip?: number
+}
+
+export type CancelOutcome = "cancelled" | "already-completed"
+
+const notFound = () => new RequestError({ reason: "NotFound", code: "NOT_FOUND", message: "Job not found" })
+
+export const isTerminal = (job: Job): boolean => job.status !== "scraping"
+
+export class JobControl extends Context.Tag("@webdata/core/JobControl")<
+  JobControl,
+  {
+    /** The job if it exists, is of `kind` and belongs to `owner`; else a 404. */
+    readonly get: (kind: JobKind, id: string, owner: Owner) => Effect.Effect<Job, RequestError | StoreError>
+    readonly status: (
+      kind: JobKind,
+      id: string,
+      owner: Owner,
+      page: { readonly skip: number; readonly limit?: number },
+    ) => Effect.Effect<StatusPage, RequestError | StoreError>
+    readonly cancel: (
+      kind: JobKind,
+      id: string,
+      owner: Owner,
+    ) => Effect.Effect<CancelOutcome, RequestError | StoreError>
+    readonly errors: (kind: JobKind, id: string, owner: Owner) => Effect.Effect<JobErrors, RequestError | StoreError>
+    /** Running jobs of `kind` that belong to `owner`. */
+    readonly active: (kind: JobKind, owner: Owner) => Effect.Effect<ReadonlyArray<Job>, StoreError>
+    /**
+     * The job's documents from `skip` on, as they are recorded, ending when the job has ended and every document was
+     * emitted. The job must exist (`get` first).
+     */
+    readonly documents: (id: string, skip: number) => Stream.Stream<Document, StoreError>
+    /** Keeps a scrape's document for `GET /v2/scrape/{id}` for the job TTL (not with zero data retention). */
+    readonly keepScrape: (document: Document, owner: Owner) => Effect.Effect<void, StoreError>
+    /** A kept scrape of `owner`; else a 404. */
+    readonly getScrape: (id: string, owner: Owner) => Effect.Effect<Document, RequestError | StoreError>
+  }
+>() {}
+
+export const make = Effect.gen(function* () {
+  const store = yield* JobStore
+  const signal = yield* WorkSignal
+  const config = yield* JobsConfig
+
+  const get = Effect.fn("JobControl.get")(function* (kind: JobKind, id: string, owner: Owner) {
+    const job = yield* store.getJob(id)
+    if (Option.isNone(job) || job.value.kind !== kind) return yield* notFound()
+    // Jobs made without a key (open server, library) are everyone's; a keyed job only its key's.
+    if (job.value.owner !== null && job.value.owner !== owner) return yield* notFound()
+    return job.value
+  })
+
+  const status = Effect.fn("JobControl.status")(function* (
+    kind: JobKind,
+    id: string,
+    owner: Owner,
+    page: { readonly skip: number; readonly limit?: number },
+  ) {
+    const job = yield* get(kind, id, owner)
+    const limit = Math.max(1, Math.min(page.limit ?? DEFAULT_PAGE_SIZE, 1000))
+    const stored = yield* store.documents(id, { skip: page.skip, limit })
+    const documents: Array<Document> = []
+    let bytes = 0
+    for (const entry of stored) {
+      bytes += JSON.stringify(entry.document).length
+      if (documents.length > 0 && bytes > MAX_PAGE_BYTES) break
+      documents.push(entry.document as Document)
+    }
+    const nextSkip = page.skip + documents.length
+    const more = !isTerminal(job) || nextSkip < job.completed
+    return { job, documents, ...(more ? { nextSkip } : {}) } satisfies StatusPage
+  })
+
+  const cancel = Effect.fn("JobControl.cancel")(function* (kind: JobKind, id: string, owner: Owner) {
+    const job = yield* get(kind, id, owner)
+    if (job.status === "completed") return "already-completed" as const
+    yield* store.cancelJob(id, Date.now())
+    yield* signal.publish({ _tag: "JobCancelled", jobId: id })
+    return "cancelled" as const
+  })
+
+  const errors = Effect.fn("JobControl.errors")(function* (kind: JobKind, id: string, owner: Owner) {
+    yield* get(kind, id, owner)
+    return yield* store.errors(id)
+  })
+
+  const active = (kind: JobKind, owner: Owner) => store.listJobs({ kind, owner, status: "scraping" })
+
+  const documents = (id: string, skip: number): Stream.Stream<Document, StoreError> =>
+    Stream.paginateChunkEffect(skip, (from) =>
+      Effect.gen(function* () {
+        const before = yield* store.getJob(id)
+        const page = yield* store.documents(id, { skip: from, limit: DEFAULT_PAGE_SIZE })
+        const next = from + page.length
+        const ended = Option.isNone(before) || isTerminal(before.value)
+        // A job that had ended before this read has nothing more to give once a short page comes back.
+        const chunk = Chunk.fromIterable(page.map((entry) => entry.document as Document))
+        if (ended && page.length < DEFAULT_PAGE_SIZE) return [chunk, Option.none<number>()] as const
+        if (page.length === 0) yield* Effect.sleep(Duration.millis(WATCH_POLL_MS))
+        return [chunk, Option.some(next)] as const
+      }),
+    )
+
+  const keepScrape = (document: Document, owner: Owner) =>
+    store.putScrape({
+      id: document.metadata.scrapeId,
+      owner,
+      document,
+      expiresAt: Date.now() + config.jobTtlMs,
+    })
+
+  const getScrape = Effect.fn("JobControl.getScrape")(function* (id: string, owner: Owner) {
+    const found = yield* store.getScrape(id)
+    if (Option.isNone(found)) return yield* notFound()
+    const scrape = found.value
+    if (scrape.expiresAt <= Date.now() || (scrape.owner !== null && scrape.owner !== owner)) return yield* notFound()
+    return scrape.document as Document
+  })
+
+  return { get, status, cancel, errors, active, documents, keepScrape, getScrape }
+})
+
+export const layer: Layer.Layer<JobControl, never, JobStore | WorkSignal | JobsConfig> = Layer.effect(JobControl, make)

@@ -1,0 +1,266 @@
+/**
+ * One leased task, start to end: robots.txt, politeness, the scrape, retries, link discovery, and the one commit
+ * that records the page with the links it found (`completeTask`). Webhook events follow the commit, so a receiver
+ * never hears of a page the store does not hold.
+ */
+import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { type LinkFilter, makeLinkFilter } from "../Crawl/LinkFilter.js"
+import { allowAll } from "../Crawl/Robots.js"
+import { sitemapUrls } from "../Crawl/SiteFiles.js"
+import { dedupKey, normalizeUrl } from "../Crawl/UrlKey.js"
+import type { Document } from "../Domain/Document.js"
+import { hasFormat } from "../Domain/Formats.js"
+import { Fetcher } from "../Engines/Fetcher.js"
+import type { RequestError, ScrapeError } from "../Errors.js"
+import { mapError } from "../Http/ErrorResponse.js"
+import { Scrape, type ScrapeOutcome } from "../Scrape.js"
+import { type CrawlSpec, decodeSpec, type JobSpec } from "./JobSpec.js"
+import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
+import { hostGate, jobGate, Politeness } from "./Politeness.js"
+import { RobotsCache } from "./RobotsCache.js"
+import { Webhooks } from "./Webhooks.js"
+
+/** Attempts of a task before its failure is final (Firecrawl retries transient failures 3 times in all). */
+export const MAX_ATTEMPTS = 3
+/** `Retry-After` deferrals of one task before its answer is taken as final. */
+const MAX_DEFERRALS = 5
+/** robots.txt `Crawl-delay` is honoured up to this; longer values would stall a crawl for hours. */
+const MAX_CRAWL_DELAY_MS = 30_000
+const SITEMAP_TIMEOUT_MS = 30_000
+
+/** What a worker keeps about a job while it runs its tasks: the spec, and for a crawl its link rules. */
+interface JobContext {
+  readonly job: Job
+  readonly spec: JobSpec
+  readonly crawl?: {
+    readonly spec: CrawlSpec
+    readonly filter: LinkFilter
+    readonly seedKey: string
+  }
+}
+
+const dedupOptions = (spec: CrawlSpec) => ({
+  ignoreQueryParameters: spec.crawler.ignoreQueryParameters,
+  deduplicateSimilarURLs: spec.crawler.deduplicateSimilarURLs,
+})
+
+/** The frontier entry of a link the filter accepted. */
+export const frontierTask = (spec: CrawlSpec, url: string, depth: number): NewTask => {
+  const normalized = normalizeUrl(url, dedupOptions(spec))
+  return { url: normalized, key: dedupKey(normalized, dedupOptions(spec)), depth, host: new URL(normalized).host }
+}
+
+const contextOf = (job: Job, spec: JobSpec): JobContext => {
+  if (spec.kind !== "crawl") return { job, spec }
+  const filter = makeLinkFilter(spec.url, spec.crawler)
+  return { job, spec, crawl: { spec, filter, seedKey: frontierTask(spec, spec.url, 0).key } }
+}
+
+const backoffMs = (attempts: number): number => 1000 * 2 ** attempts * (0.75 + Math.random() / 2)
+
+const isThrottled = (status: number): boolean => status === 429 || status === 503
+const isServerTrouble = (status: number): boolean => status === 429 || status >= 500
+
+export class TaskRunner extends Context.Tag("@webdata/core/TaskRunner")<
+  TaskRunner,
+  {
+    /** Runs the task held in `lease` (the worker keeps the lease fresh in it) to its recorded end. */
+    readonly run: (lease: Ref.Ref<Task>) => Effect.Effect<void, StoreError>
+  }
+>() {}
+
+export const make = Effect.gen(function* () {
+  const store = yield* JobStore
+  const scraper = yield* Scrape
+  const robots = yield* RobotsCache
+  const webhooks = yield* Webhooks
+  const fetcher = yield* Fetcher
+  const politeness = new Politeness()
+  const deferrals = new Map<string, number>()
+
+  const contexts = yield* Cache.make({
+    capacity: 1000,
+    timeToLive: Duration.minutes(10),
+    lookup: (jobId: string) =>
+      store.getJob(jobId).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<JobContext>()),
+            onSome: (job) => Effect.map(decodeSpec(job.options), (spec) => Option.some(contextOf(job, spec))),
+          }),
+        ),
+      ),
+  })
+
+  const notify = (
+    context: JobContext,
+    event: "page" | "completed" | "failed",
+    success: boolean,
+    data: unknown[],
+    error?: string,
+  ) => {
+    const webhook = context.job.webhook as Parameters<typeof webhooks.send>[0]["spec"] | undefined
+    if (webhook === undefined) return Effect.void
+    return webhooks.send({
+      spec: webhook,
+      jobKind: context.job.kind === "crawl" ? "crawl" : "batch",
+      jobId: context.job.id,
+      event,
+      success,
+      data,
+      ...(error !== undefined ? { error } : {}),
+    })
+  }
+
+  /** Records the task's end; announces the page and, for the last one, the job's completion. */
+  const complete = Effect.fn("TaskRunner.complete")(function* (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    outcome: TaskOutcome,
+  ) {
+    const task = yield* Ref.get(lease)
+    deferrals.delete(task.id)
+    const result = yield* store.completeTask(task, outcome)
+    if (!result.recorded) return
+    if (outcome.document !== undefined) yield* notify(context, "page", true, [outcome.document])
+    else if (outcome.error !== undefined)
+      yield* notify(context, "page", false, [{ metadata: { sourceURL: task.url } }], outcome.error.message)
+    if (result.finished) yield* notify(context, "completed", true, [])
+  })
+
+  /** Robots rules of a URL's origin, or none when the crawl ignores robots.txt. */
+  const rulesFor = (context: JobContext, url: string) =>
+    context.crawl === undefined || context.crawl.spec.crawler.ignoreRobotsTxt
+      ? Effect.succeed(undefined)
+      : robots.rulesFor(url)
+
+  /** The links of a crawled page (and, for the seed, its sitemaps) the crawl admits, split by robots.txt. */
+  const discover = Effect.fn("TaskRunner.discover")(function* (context: JobContext, task: Task, document: Document) {
+    const crawl = context.crawl
+    if (crawl === undefined) return { discovered: [], robotsBlocked: [] }
+    const { spec, filter } = crawl
+    const candidates: Array<{ url: string; from: string; depth: number }> = []
+    if (spec.crawler.sitemap !== "only")
+      for (const link of document.links ?? []) candidates.push({ url: link, from: task.url, depth: task.depth })
+    if (task.key === crawl.seedKey && spec.crawler.sitemap !== "skip") {
+      const seedRules = yield* rulesFor(context, spec.url)
+      const listed = yield* sitemapUrls(spec.url, seedRules ?? allowAll, {
+        limit: spec.crawler.limit,
+        timeoutMs: SITEMAP_TIMEOUT_MS,
+        ...(spec.scrapeOptions.headers !== undefined ? { headers: spec.scrapeOptions.headers } : {}),
+      }).pipe(Effect.provideService(Fetcher, fetcher))
+      for (const url of listed) candidates.push({ url, from: spec.url, depth: -1 })
+    }
+    const discovered: Array<NewTask> = []
+    const robotsBlocked: Array<string> = []
+    const seen = new Set<string>()
+    for (const candidate of candidates) {
+      if (!filter(candidate.url, { fromUrl: candidate.from, depth: candidate.depth }).follow) continue
+      const next = frontierTask(spec, new URL(candidate.url, candidate.from).href, candidate.depth + 1)
+      if (seen.has(next.key)) continue
+      seen.add(next.key)
+      const rules = yield* rulesFor(context, next.url)
+      if (rules !== undefined && !rules.isAllowed(next.url)) robotsBlocked.push(next.url)
+      else discovered.push(next)
+    }
+    return { discovered, robotsBlocked }
+  })
+
+  /** When the task may not run yet because of a gate, the instant it may; else the gates are taken. */
+  const gateOf = (context: JobContext, task: Task, crawlDelayMs: number, now: number): number | undefined => {
+    const host = hostGate(task.host)
+    const job = jobGate(task.jobId)
+    const delayMs = context.job.delayMs ?? 0
+    const closed = Math.max(
+      politeness.closedUntil(host, now) ?? 0,
+      delayMs > 0 ? (politeness.closedUntil(job, now) ?? 0) : 0,
+    )
+    if (closed > now) return closed
+    politeness.reserve(host, crawlDelayMs, now)
+    if (delayMs > 0) politeness.reserve(job, delayMs, now)
+    return undefined
+  }
+
+  const scrapeInput = (context: JobContext, task: Task) => {
+    const options = context.spec.scrapeOptions
+    const formats =
+      context.crawl !== undefined && !hasFormat(options.formats, "links")
+        ? [...options.formats, { type: "links" as const }]
+        : options.formats
+    return { ...options, formats, url: task.url, zeroDataRetention: context.job.zeroDataRetention }
+  }
+
+  /** A failed scrape: another attempt later when it may pass, else the task's recorded error. */
+  const failed = Effect.fn("TaskRunner.failed")(function* (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    error: ScrapeError | RequestError,
+  ) {
+    const task = yield* Ref.get(lease)
+    const { code, message } = mapError(error)
+    const retryable = error._tag === "ScrapeError" && error.isRetryable
+    if (retryable && task.attempts + 1 < MAX_ATTEMPTS) {
+      yield* store.retryTask(task, { notBefore: Date.now() + backoffMs(task.attempts), error: { code, message } })
+      return
+    }
+    yield* complete(context, lease, { now: Date.now(), error: { code, message }, discovered: [], robotsBlocked: [] })
+  })
+
+  /** A page answered: defer or retry a throttled or failing server, else record the page with its links. */
+  const answered = Effect.fn("TaskRunner.answered")(function* (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    outcome: ScrapeOutcome,
+  ) {
+    const task = yield* Ref.get(lease)
+    const { document } = outcome
+    const status = document.metadata.statusCode
+    const now = Date.now()
+    if (isThrottled(status) && outcome.retryAfterMs !== undefined) {
+      const deferred = deferrals.get(task.id) ?? 0
+      if (deferred < MAX_DEFERRALS) {
+        deferrals.set(task.id, deferred + 1)
+        politeness.backOff(hostGate(task.host), outcome.retryAfterMs, now)
+        yield* store.deferTask(task, politeness.closedUntil(hostGate(task.host), now) ?? now)
+        return
+      }
+    } else if (isServerTrouble(status) && task.attempts + 1 < MAX_ATTEMPTS) {
+      yield* store.retryTask(task, {
+        notBefore: now + backoffMs(task.attempts),
+        error: { code: "SCRAPE_SITE_ERROR", message: `The server answered ${status}` },
+      })
+      return
+    }
+    const { discovered, robotsBlocked } = yield* discover(context, task, document)
+    if (!hasFormat(context.spec.scrapeOptions.formats, "links")) delete document.links
+    yield* complete(context, lease, { now: Date.now(), document, discovered, robotsBlocked })
+  })
+
+  const run = Effect.fn("TaskRunner.run")(function* (lease: Ref.Ref<Task>) {
+    const task = yield* Ref.get(lease)
+    const found = yield* contexts.get(task.jobId)
+    if (Option.isNone(found)) return
+    const context = found.value
+    const rules = yield* rulesFor(context, task.url)
+    if (rules !== undefined && !rules.isAllowed(task.url)) {
+      yield* complete(context, lease, { now: Date.now(), discovered: [], robotsBlocked: [task.url] })
+      return
+    }
+    const crawlDelayMs = Math.min((rules?.crawlDelaySeconds() ?? 0) * 1000, MAX_CRAWL_DELAY_MS)
+    const notBefore = gateOf(context, task, crawlDelayMs, Date.now())
+    if (notBefore !== undefined) {
+      yield* store.deferTask(task, notBefore)
+      return
+    }
+    const result = yield* Effect.either(scraper.scrapeDetailed(scrapeInput(context, task)))
+    if (Either.isLeft(result)) yield* failed(context, lease, result.left)
+    else yield* answered(context, lease, result.right)
+  })
+
+  return { run }
+})
+
+export const layer: Layer.Layer<TaskRunner, never, JobStore | Scrape | RobotsCache | Webhooks | Fetcher> = Layer.effect(
+  TaskRunner,
+  make,
+)

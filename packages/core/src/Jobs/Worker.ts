@@ -1,0 +1,154 @@
+/**
+ * The worker: one loop that leases due tasks from the job store and runs them, at most `concurrency` at a time
+ * (each job's `maxConcurrency` is enforced by the store's lease). A running task's lease is renewed while it runs;
+ * a task whose lease is lost (the store gave it to another worker after a stall) is interrupted. A cancelled job's
+ * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes by polling.
+ * Expired jobs are purged periodically.
+ *
+ * Nothing here is durable: a killed worker leaves leases that expire, and their tasks run again elsewhere. The
+ * store records each task's end exactly once, so a page is never lost nor counted twice.
+ */
+import { hostname } from "node:os"
+import { Config, Duration, Effect, FiberMap, Layer, Option, Queue, Ref, Schedule } from "effect"
+import { v7 as uuidv7 } from "uuid"
+import { JobStore, type Task } from "./JobStore.js"
+import { TaskRunner } from "./TaskRunner.js"
+import { WorkSignal } from "./WorkSignal.js"
+
+export interface WorkerOptions {
+  /** Tasks run at once by this worker. Default 16. */
+  readonly concurrency?: number
+  /** Lease length; renewed every third of it while the task runs. Default 60 s. */
+  readonly leaseMs?: number
+  /** How often to look for due tasks and cancelled jobs when nothing wakes the worker. Default 250 ms. */
+  readonly pollMs?: number
+  /** How often to purge expired jobs and old cache entries. Default 1 min. */
+  readonly purgeEveryMs?: number
+  /** Cached pages older than this are purged. Default 2 days (v2's default `maxAge`). */
+  readonly cacheTtlMs?: number
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+const defaults = {
+  concurrency: 16,
+  leaseMs: 60_000,
+  pollMs: 250,
+  purgeEveryMs: 60_000,
+  cacheTtlMs: 2 * DAY_MS,
+} satisfies Required<WorkerOptions>
+
+/** Runs the worker loop for the lifetime of the scope. */
+export const run = (options: WorkerOptions = {}) =>
+  Effect.gen(function* () {
+    const settings = { ...defaults, ...options }
+    const store = yield* JobStore
+    const runner = yield* TaskRunner
+    const signal = yield* WorkSignal
+    const workerId = `${hostname()}:${process.pid}:${uuidv7()}`
+
+    const fibers = yield* FiberMap.make<string>()
+    const tasksOfJob = new Map<string, Set<string>>()
+    const inFlight = yield* Ref.make(0)
+    const wake = yield* Queue.sliding<void>(1)
+
+    const interruptJob = (jobId: string) =>
+      Effect.forEach(tasksOfJob.get(jobId) ?? [], (taskId) => FiberMap.remove(fibers, taskId), { discard: true })
+
+    /** Keeps the lease fresh; ends (so that the race interrupts the task) when the lease is lost. */
+    const renew = (lease: Ref.Ref<Task>) =>
+      Effect.gen(function* () {
+        while (true) {
+          yield* Effect.sleep(Duration.millis(settings.leaseMs / 3))
+          const renewed = yield* store.renewLease(yield* Ref.get(lease), Date.now() + settings.leaseMs)
+          if (Option.isNone(renewed)) return
+          yield* Ref.set(lease, renewed.value)
+        }
+      }).pipe(Effect.catchAll(() => Effect.void))
+
+    const start = (task: Task) =>
+      Effect.gen(function* () {
+        const lease = yield* Ref.make(task)
+        const running = tasksOfJob.get(task.jobId) ?? new Set<string>()
+        running.add(task.id)
+        tasksOfJob.set(task.jobId, running)
+        yield* Ref.update(inFlight, (n) => n + 1)
+        const done = Effect.sync(() => {
+          running.delete(task.id)
+          if (running.size === 0) tasksOfJob.delete(task.jobId)
+        }).pipe(Effect.zipRight(Ref.update(inFlight, (n) => n - 1)), Effect.zipRight(Queue.offer(wake, undefined)))
+        yield* FiberMap.run(
+          fibers,
+          task.id,
+          Effect.raceFirst(runner.run(lease), renew(lease)).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning(`Task ${task.id} (${task.url}) ended abnormally; its lease will expire`, cause),
+            ),
+            Effect.ensuring(done),
+          ),
+        )
+      })
+
+    const leaseAndStart = Effect.gen(function* () {
+      const free = settings.concurrency - (yield* Ref.get(inFlight))
+      if (free <= 0) return false
+      const tasks = yield* store.leaseTasks({ worker: workerId, now: Date.now(), leaseMs: settings.leaseMs, max: free })
+      yield* Effect.forEach(tasks, start, { discard: true })
+      return tasks.length === free
+    }).pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning("Leasing tasks failed; retrying", error), false)))
+
+    const loop = Effect.gen(function* () {
+      while (true) {
+        const more = yield* leaseAndStart
+        if (!more) yield* Queue.take(wake).pipe(Effect.timeout(Duration.millis(settings.pollMs)), Effect.ignore)
+      }
+    })
+
+    /** Jobs cancelled or failed by another process: their running tasks stop within a poll. */
+    const watchJobs = Effect.suspend(() =>
+      Effect.forEach(
+        [...tasksOfJob.keys()],
+        (jobId) =>
+          store.getJob(jobId).pipe(
+            Effect.flatMap((job) =>
+              Option.isNone(job) || job.value.status !== "scraping" ? interruptJob(jobId) : Effect.void,
+            ),
+            Effect.ignore,
+          ),
+        { discard: true },
+      ),
+    )
+
+    const listen = Effect.gen(function* () {
+      const events = yield* signal.subscribe
+      while (true) {
+        const event = yield* Queue.take(events)
+        if (event._tag === "JobCancelled") yield* interruptJob(event.jobId)
+        else yield* Queue.offer(wake, undefined)
+      }
+    }).pipe(Effect.scoped)
+
+    const purge = Effect.suspend(() => {
+      const now = Date.now()
+      return store.purgeExpired(now, { cacheBefore: now - settings.cacheTtlMs })
+    }).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
+
+    yield* Effect.forkScoped(listen)
+    yield* Effect.forkScoped(Effect.repeat(watchJobs, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
+    yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced(Duration.millis(settings.purgeEveryMs))))
+    yield* Effect.forkScoped(loop)
+    yield* Effect.logDebug(`Worker ${workerId} started (concurrency ${settings.concurrency})`)
+  })
+
+/** A worker running for the lifetime of the layer. */
+export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> =>
+  Layer.scopedDiscard(run(options))
+
+/** The worker configured by `WEBDATA_WORKER_CONCURRENCY` (see docs/configuration.md). */
+export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
+  Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
+    Config.withDefault(defaults.concurrency),
+    Effect.map((concurrency) => layer({ concurrency })),
+    Effect.orDie,
+  ),
+)
