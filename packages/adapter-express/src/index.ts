@@ -1,4 +1,10 @@
 /** @webdata/adapter-express — serve the webdata v2 API from an Express app. */
+export {
+  attachCrawlWatcher,
+  type CrawlWatcher,
+  type CrawlWatcherOptions,
+  type CrawlWatchSource,
+} from "./crawlWatcher.js"
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
 export { type RunningServer, type ServeOptions, serve } from "./serve.js"
 export { storeLayerConfig } from "./store.js"

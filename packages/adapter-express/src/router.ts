@@ -1,6 +1,13 @@
 /** An Express Router that serves the webdata v2 API, for `app.use("/", webdataRouter(...))`. */
 
-import { Engine, type EngineOptions, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
+import {
+  Engine,
+  type EngineOptions,
+  type EngineServices,
+  makeWebHandler,
+  ServerConfig,
+  type WebHandler,
+} from "@webdata/core"
 import { Layer as L, type Layer } from "effect"
 import express, { type ErrorRequestHandler, type Router } from "express"
 import { type ExpressMiddlewareOptions, toExpressMiddleware } from "./toExpressMiddleware.js"
@@ -15,6 +22,8 @@ export interface WebdataRouterOptions extends ExpressMiddlewareOptions {
 }
 
 export interface WebdataRouter extends Router {
+  /** The job watcher over the router's services, for `attachCrawlWatcher(server, router, { prefix })`. */
+  readonly watchJob: WebHandler["watchJob"]
   /** Releases the engine's resources (connections, caches). */
   readonly dispose: () => Promise<void>
 }
@@ -37,8 +46,10 @@ export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next)
 
 export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter => {
   const engine = options.engine ?? Engine.layer(options.engineOptions)
-  const { handler, dispose } = makeWebHandler(L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })))
+  const { handler, watchJob, dispose } = makeWebHandler(
+    L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })),
+  )
   const router = express.Router()
   router.use(toExpressMiddleware(handler, options))
-  return Object.assign(router, { dispose })
+  return Object.assign(router, { watchJob, dispose })
 }

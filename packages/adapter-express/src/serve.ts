@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net"
 import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
 import express from "express"
+import { attachCrawlWatcher } from "./crawlWatcher.js"
 import { storeLayerConfig } from "./store.js"
 import { toExpressMiddleware } from "./toExpressMiddleware.js"
 
@@ -25,7 +26,7 @@ export interface RunningServer {
 }
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
-  const { handler, dispose } = makeWebHandler(
+  const { handler, watchJob, dispose } = makeWebHandler(
     Layer.merge(
       options.engine ?? Engine.layerConfig(storeLayerConfig),
       options.serverConfig ?? ServerConfig.layerConfig,
@@ -43,11 +44,13 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
       error ? reject(error) : resolve(listening),
     )
   })
+  const watcher = attachCrawlWatcher(server, { watchJob })
   const { port } = server.address() as AddressInfo
   return {
     server,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     close: async () => {
+      watcher.close()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()

@@ -87,8 +87,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
     }),
     fetcher: HttpFetcher.layer,
     store: Layer.orDie(
-      options.store ??
-        MemoryJobStore.layer(options.cacheMaxBytes !== undefined ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
+      options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
     cacheOff: options.cacheMaxBytes === 0,
     worker: workerLayer(options.worker),

@@ -386,6 +386,9 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         ),
       ),
 
+    deleteDocuments: (jobId, beforeSeq) =>
+      write(changes(sql`DELETE FROM documents WHERE job_id = ${jobId} AND seq < ${Math.max(0, beforeSeq)}`)),
+
     errors: (jobId) =>
       orStoreError(
         sql.withTransaction(

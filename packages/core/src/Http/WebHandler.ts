@@ -1,18 +1,27 @@
 /**
  * The whole REST API as one `(Request) => Promise<Response>`. Express, Lambda and any fetch-style host reuse it; the
- * adapters only convert their request and response types.
+ * adapters only convert their request and response types. Hosts that can upgrade connections also get the job
+ * watcher (`watchJob`), which runs over the same services: same store, same worker.
  */
 import { HttpApiBuilder, type HttpApp, HttpServer, HttpServerError, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Layer, Option } from "effect"
-import type { Scrape } from "../Scrape.js"
+import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
+import type { EngineServices } from "../Engine.js"
 import { Unauthorized, WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
+import { type WatchEvent, type WatchedKind, watch } from "./CrawlWatch.js"
 import { defectResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
 import type { ServerConfig } from "./ServerConfig.js"
 
 export interface WebHandler {
   readonly handler: (request: Request) => Promise<Response>
+  /**
+   * The events of the WebSocket `/v2/crawl/{id}` (kind `crawl`) or `/v2/batch/scrape/{id}` (kind `batch`) for the key
+   * the client offered (see `CrawlWatch.offeredToken`): messages to send, then one close. Stop iterating (`return()`)
+   * when the client goes away.
+   */
+  readonly watchJob: (kind: WatchedKind, id: string, token: string | undefined) => AsyncIterable<WatchEvent>
+  /** Releases the services (worker, store connections): on shutdown, after the host stopped taking requests. */
   readonly dispose: () => Promise<void>
 }
 
@@ -38,16 +47,30 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
 export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(Layer.provide(Handlers.layer), Layer.provide(Auth.layer))
 
 /**
- * Builds the web handler over an engine layer (Scrape, ...) and server settings. Call `dispose` on shutdown to
- * release the engine's resources.
+ * Builds the web handler over an engine layer (scrape, crawl, jobs, ...) and server settings. The services are built
+ * once, on first use, and shared by the handler and the watcher. Call `dispose` on shutdown to release them.
  */
-export const makeWebHandler = (services: Layer.Layer<Scrape | ServerConfig>): WebHandler =>
-  HttpApiBuilder.toWebHandler(
+export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConfig>): WebHandler => {
+  const runtime = ManagedRuntime.make(services)
+  const context = Effect.map(runtime.runtimeEffect, (built) => built.context)
+  const web = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       apiLayer,
       HttpServer.layerContext,
       HttpApiBuilder.middlewareCors(),
       // Inside the API app, so that it sees unknown routes and defects before they become empty responses.
       HttpApiBuilder.middleware(envelope),
-    ).pipe(Layer.provide(services)),
+    ).pipe(Layer.provide(Layer.effectContext(context))),
   )
+  return {
+    handler: web.handler,
+    watchJob: (kind, id, token) =>
+      Stream.toAsyncIterable(
+        Stream.unwrap(Effect.map(context, (built) => Stream.provideContext(watch(kind, id, token), built))),
+      ),
+    dispose: async () => {
+      await web.dispose()
+      await runtime.dispose()
+    },
+  }
+}

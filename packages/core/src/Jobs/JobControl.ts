@@ -89,7 +89,10 @@ export const make = Effect.gen(function* () {
       if (documents.length > 0 && bytes > MAX_PAGE_BYTES) break
       documents.push(entry.document as Document)
     }
-    const nextSkip = page.skip + documents.length
+    const last = documents.length > 0 ? (stored[documents.length - 1]?.seq ?? page.skip) : page.skip - 1
+    const nextSkip = Math.max(page.skip, last + 1)
+    // Zero data retention: what was delivered is deleted at once.
+    if (job.zeroDataRetention && documents.length > 0) yield* store.deleteDocuments(id, nextSkip)
     const more = !isTerminal(job) || nextSkip < job.completed
     return { job, documents, ...(more ? { nextSkip } : {}) } satisfies StatusPage
   })

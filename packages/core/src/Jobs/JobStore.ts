@@ -273,7 +273,13 @@ export interface JobStoreShape {
 
   /** The job's documents with `seq >= skip`, at most `limit`, in `seq` order. */
   readonly documents: (jobId: string, page: PageRequest) => Effect.Effect<ReadonlyArray<StoredDocument>, StoreError>
+  /** Documents the job holds now (recorded, less deleted). */
   readonly countDocuments: (jobId: string) => Effect.Effect<number, StoreError>
+  /**
+   * Deletes the job's documents with `seq < beforeSeq` (zero data retention: once delivered, they are gone); later
+   * documents keep their `seq`. Returns how many were deleted.
+   */
+  readonly deleteDocuments: (jobId: string, beforeSeq: number) => Effect.Effect<number, StoreError>
   /** The job's errors (in the order they were recorded) and robots-blocked URLs (first-seen order). */
   readonly errors: (jobId: string) => Effect.Effect<JobErrors, StoreError>
 

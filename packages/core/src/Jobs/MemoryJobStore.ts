@@ -61,7 +61,9 @@ interface JobRow {
   readonly tasks: Array<TaskRow>
   due: RedBlackTree.RedBlackTree<DueKey, TaskRow>
   readonly leased: Set<TaskRow>
-  readonly documents: Array<{ readonly url: string; readonly json: string; readonly createdAt: number }>
+  /** Indexed by seq; entries below `deletedBelow` are gone (`deleteDocuments`). */
+  readonly documents: Array<{ readonly url: string; readonly json: string; readonly createdAt: number } | undefined>
+  deletedBelow: number
   readonly errors: Array<JobErrorRecord>
   readonly robotsBlocked: Set<string>
 }
@@ -223,6 +225,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
               due: RedBlackTree.empty(dueOrder),
               leased: new Set(),
               documents: [],
+              deletedBelow: 0,
               errors: [],
               robotsBlocked: new Set(),
             }
@@ -377,19 +380,39 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
       Effect.sync(() => {
         const jobRow = jobs.get(jobId)
         if (jobRow === undefined) return []
-        const from = Math.max(0, skip)
-        return jobRow.documents.slice(from, from + Math.max(0, limit)).map(
-          (doc, i): StoredDocument => ({
-            jobId,
-            seq: from + i,
-            url: doc.url,
-            document: JSON.parse(doc.json) as unknown,
-            createdAt: doc.createdAt,
-          }),
+        const from = Math.max(0, skip, jobRow.deletedBelow)
+        return jobRow.documents.slice(from, from + Math.max(0, limit)).flatMap(
+          (doc, i): Array<StoredDocument> =>
+            doc === undefined
+              ? []
+              : [
+                  {
+                    jobId,
+                    seq: from + i,
+                    url: doc.url,
+                    document: JSON.parse(doc.json) as unknown,
+                    createdAt: doc.createdAt,
+                  },
+                ],
         )
       }),
 
-    countDocuments: (jobId) => Effect.sync(() => jobs.get(jobId)?.documents.length ?? 0),
+    countDocuments: (jobId) =>
+      Effect.sync(() => {
+        const jobRow = jobs.get(jobId)
+        return jobRow === undefined ? 0 : jobRow.documents.length - jobRow.deletedBelow
+      }),
+
+    deleteDocuments: (jobId, beforeSeq) =>
+      Effect.sync(() => {
+        const jobRow = jobs.get(jobId)
+        if (jobRow === undefined) return 0
+        const end = Math.min(Math.max(0, beforeSeq), jobRow.documents.length)
+        const deleted = Math.max(0, end - jobRow.deletedBelow)
+        for (let seq = jobRow.deletedBelow; seq < end; seq++) jobRow.documents[seq] = undefined
+        jobRow.deletedBelow = Math.max(jobRow.deletedBelow, end)
+        return deleted
+      }),
 
     errors: (jobId) =>
       Effect.sync(() => {
@@ -427,7 +450,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             for (const row of jobRow.tasks) tasks.delete(row.id)
             counts.jobs += 1
             counts.tasks += jobRow.tasks.length
-            counts.documents += jobRow.documents.length
+            counts.documents += jobRow.documents.length - jobRow.deletedBelow
             counts.errors += jobRow.errors.length
             active.delete(jobRow)
             jobs.delete(id)

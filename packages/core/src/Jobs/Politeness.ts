@@ -12,7 +12,7 @@ export const MAX_BACKOFF_MS = 10 * 60 * 1000
 
 export class Politeness {
   // Bounded: a crawl with external links meets many hosts; a forgotten gate only costs one early fetch.
-  readonly #nextAt = new LRUCache<string, number>({ max: 100_000 })
+  readonly #nextAt = new LRUCache<string, number>({ max: 10_000 })
 
   /**
    * Takes the gate `key` if it is open at `now` (it then stays closed for `spacingMs`) and answers undefined;

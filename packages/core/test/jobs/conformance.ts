@@ -626,6 +626,27 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("deletes delivered documents, keeping the seq of the rest", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(5))
+            const leased = yield* lease(store, "w1", T0, 10)
+            for (const [i, one] of leased.entries()) yield* store.completeTask(one, done({ n: i }, T0 + i))
+            expect(yield* store.deleteDocuments(job.id, 2)).toBe(2)
+            expect(yield* store.deleteDocuments(job.id, 2)).toBe(0)
+            expect(yield* store.countDocuments(job.id)).toBe(3)
+            const seqs = (skip: number) =>
+              Effect.map(store.documents(job.id, { skip, limit: 10 }), (d) => d.map((x) => x.seq))
+            expect(yield* seqs(0)).toEqual([2, 3, 4])
+            expect(yield* seqs(3)).toEqual([3, 4])
+            expect(yield* store.deleteDocuments(job.id, 100)).toBe(3)
+            expect(yield* seqs(0)).toEqual([])
+            expect(Option.getOrThrow(yield* store.getJob(job.id)).completed).toBe(5)
+            expect(yield* store.deleteDocuments("0190f3a0-0000-7000-8000-000000000000", 5)).toBe(0)
+          }),
+        ),
+      )
+
       it.effect("keeps errors in order and robots-blocked URLs once each", () =>
         withStore((store) =>
           Effect.gen(function* () {

@@ -272,6 +272,22 @@ describe("crawl", () => {
     expect(explicit.data).toHaveLength(8)
   })
 
+  it("deletes a zero-data-retention crawl's documents once delivered and caches nothing", async () => {
+    const s = await site({ pages: { "/": { links: ["/a", "/b"] }, "/a": {}, "/b": {} } })
+    const webdata = engine()
+    const { id } = await webdata.startCrawl(s.url, { sitemap: "skip", zeroDataRetention: true })
+    await waitUntil(async () => (await webdata.getCrawlStatus(id, { limit: 1, skip: 1000 })).status === "completed")
+    const delivered = await webdata.getCrawlStatus(id, { limit: 2 })
+    expect(delivered.data).toHaveLength(2)
+    expect(delivered.next).toBe(2)
+    const rest = await webdata.getCrawlStatus(id, { skip: 2 })
+    expect(rest.data).toHaveLength(1)
+    expect((await webdata.getCrawlStatus(id)).data).toEqual([])
+    expect((await webdata.getCrawlStatus(id)).completed).toBe(3)
+    const again = await webdata.scrape(`${s.url}/a`)
+    expect(again.metadata.cacheState).toBe("miss")
+  })
+
   it("delivers started, page and completed webhooks in order", async () => {
     const received: Array<{ type: string; data: unknown[] }> = []
     const receiver = createServer((req, res) => {

@@ -1,0 +1,26 @@
+/**
+ * Run as a child process by the crash-resume test: an engine on the SQLite file with a worker (short leases, so a
+ * killed process's tasks come back quickly). `start <site>` starts a crawl and prints its id; `resume <id>` waits for
+ * the crawl to end. Both print `completed <n>` as the crawl advances and `done` at the end.
+ */
+import { Webdata } from "@webdata/core"
+import { SqliteJobStore } from "../../src/index.js"
+
+const [filename, mode, target] = process.argv.slice(2) as [string, "start" | "resume", string]
+
+const webdata = new Webdata({
+  allowPrivateAddresses: true,
+  store: SqliteJobStore.layer({ filename }),
+  worker: { concurrency: 8, leaseMs: 1500 },
+})
+
+const id = mode === "start" ? (await webdata.startCrawl(target, { sitemap: "skip", limit: 1000 })).id : target
+process.stdout.write(`job ${id}\n`)
+for (;;) {
+  const status = await webdata.getCrawlStatus(id, { limit: 1 })
+  process.stdout.write(`completed ${status.completed}\n`)
+  if (status.status !== "scraping") break
+  await new Promise((resolve) => setTimeout(resolve, 50))
+}
+process.stdout.write("done\n")
+await webdata.close()
