@@ -3,13 +3,20 @@ import { Command, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { VERSION } from "@webdata/core"
 import { Cause, Console, Effect, Exit, Option } from "effect"
+import { batchCommand } from "./commands/batch.js"
+import { crawlCommand } from "./commands/crawl.js"
+import { mapCommand } from "./commands/map.js"
 import { scrapeCommand } from "./commands/scrape.js"
 import { serveCommand } from "./commands/serve.js"
+import { workerCommand } from "./commands/worker.js"
 import { CliFailure } from "./Scraper.js"
+import { CliInterrupted } from "./Signals.js"
 
 export const webdata = Command.make("webdata").pipe(
-  Command.withDescription("Turn web pages into clean data: scrape to markdown, serve the Firecrawl-compatible API"),
-  Command.withSubcommands([scrapeCommand, serveCommand]),
+  Command.withDescription(
+    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, serve the Firecrawl-compatible API",
+  ),
+  Command.withSubcommands([scrapeCommand, crawlCommand, batchCommand, mapCommand, serveCommand, workerCommand]),
 )
 
 const cli = Command.run(webdata, { name: "webdata", version: VERSION })
@@ -24,7 +31,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     if (ValidationError.isValidationError(failure.value)) return 1
     if (failure.value instanceof CliFailure) {
       await Effect.runPromise(Console.error(`webdata: ${failure.value.message}`))
-      return 1
+      return failure.value instanceof CliInterrupted ? 130 : 1
     }
   }
   const squashed = Cause.squash(exit.cause)

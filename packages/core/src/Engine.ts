@@ -24,6 +24,7 @@ import * as WorkSignal from "./Jobs/WorkSignal.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
+import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
 import * as Scrape from "./Scrape.js"
 
 export interface EngineOptions {
@@ -44,6 +45,12 @@ export interface EngineOptions {
   readonly jobs?: Partial<JobsConfig.JobsConfigShape>
   /** Key of the webhooks' `X-Firecrawl-Signature` HMAC. */
   readonly webhookSecret?: string
+  /**
+   * Threads that turn pages into documents, so that parsing uses other cores and leaves the event loop free; 0 (the
+   * default) runs it on the caller's thread. Servers and workers configured from the environment use one per core
+   * but one (`WEBDATA_CONTENT_THREADS`).
+   */
+  readonly contentThreads?: number
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -55,6 +62,7 @@ interface Parts {
   readonly fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>
   readonly store: Layer.Layer<JobStore>
   readonly cacheOff: boolean
+  readonly builder: Layer.Layer<DocumentBuilder.DocumentBuilder>
   readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
   readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
@@ -64,7 +72,7 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
   const base = Layer.mergeAll(parts.guard, parts.store, WorkSignal.layer, parts.jobs)
   const net = Layer.mergeAll(parts.fetcher, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
-  const scrape = Scrape.layer.pipe(Layer.provide(cache), Layer.provideMerge(net))
+  const scrape = Scrape.layer.pipe(Layer.provide(cache), Layer.provide(parts.builder), Layer.provideMerge(net))
   const runner = TaskRunner.layer.pipe(Layer.provide(RobotsCache.layer), Layer.provideMerge(scrape))
   const services = Layer.mergeAll(
     CrawlModule.layer,
@@ -90,6 +98,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
     cacheOff: options.cacheMaxBytes === 0,
+    builder: DocumentBuilder.layerThreads({ threads: options.contentThreads ?? 0 }),
     worker: workerLayer(options.worker),
     jobs: JobsConfig.layer(options.jobs ?? {}),
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
@@ -109,6 +118,7 @@ export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
         store: Layer.orDie(store),
         cacheOff: cacheMb === 0,
+        builder: DocumentBuilder.layerConfig,
         worker: worker ? Worker.layerConfig : undefined,
         jobs: JobsConfig.layerConfig,
         webhooks: Layer.orDie(Webhooks.layerConfig),

@@ -13,8 +13,9 @@ import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
-import { buildDocument, isTextual, type PageContent, type Provenance } from "./Scrape/BuildDocument.js"
+import { isTextual, type PageContent, type Provenance } from "./Scrape/BuildDocument.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
 export type ScrapeInput = ScrapeOptions & { readonly url: string; readonly zeroDataRetention?: boolean | undefined }
@@ -46,21 +47,13 @@ export const retryAfterMs = (value: string | undefined, now: number): number | u
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-/** The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. */
-const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
-  Effect.try({
-    try: () => buildDocument(input, page, provenance),
-    catch: (error) =>
-      new ScrapeError({
-        reason: "EngineFailed",
-        url: page.url,
-        message: `Could not process the content of ${page.url}: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-  }).pipe(Effect.withSpan("Scrape.buildDocument"))
-
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
   const cache = yield* ScrapeCache
+  const builder = yield* DocumentBuilder
+  // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
+  const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
+    builder.build(input, page, provenance)
 
   const fromCache = (key: string, input: ScrapeInput): Effect.Effect<Option.Option<CachedPage>> => {
     // Caller-specific headers may change the page, so such requests neither read nor write the shared cache.
@@ -171,5 +164,5 @@ export const make = Effect.gen(function* () {
   }
 })
 
-/** The scrape service over a Fetcher and a ScrapeCache. */
-export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache> = Layer.effect(Scrape, make)
+/** The scrape service over a Fetcher, a ScrapeCache and a DocumentBuilder. */
+export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache | DocumentBuilder> = Layer.effect(Scrape, make)

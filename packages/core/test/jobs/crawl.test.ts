@@ -187,6 +187,27 @@ describe("crawl", () => {
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(190)
   }, 20_000)
 
+  it("honours robots.txt Crawl-delay for the site's pages", async () => {
+    const s = await site({
+      pages: { "/": { links: ["/a", "/b"] }, "/a": {}, "/b": {} },
+      robots: "User-agent: *\nCrawl-delay: 0.5\n",
+    })
+    await engine().crawl(s.url, { sitemap: "skip" })
+    const times = s.requests.filter((request) => request.path !== "/robots.txt").map((request) => request.at)
+    expect(times).toHaveLength(3)
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(450)
+  })
+
+  it("purges a job once it expires", async () => {
+    const s = await site({ pages: { "/": {} } })
+    const webdata = engine({ jobs: { jobTtlMs: 300 }, worker: { purgeEveryMs: 100 } })
+    const job = await webdata.crawl(s.url, { sitemap: "skip" })
+    expect(job.status).toBe("completed")
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    const gone = await webdata.getCrawlStatus(job.id).catch((error: unknown) => error)
+    expect((gone as WebdataError).status).toBe(404)
+  })
+
   it("stops fetching within a second of a cancel, and aborts fetches in flight", async () => {
     const pages: SiteSpec["pages"] = { "/": { links: Array.from({ length: 200 }, (_, i) => `/slow/${i}`) } }
     for (let i = 0; i < 200; i++) pages[`/slow/${i}`] = { delayMs: 400, links: [`/slow/${(i + 1) % 200}`] }

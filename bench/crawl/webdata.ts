@@ -1,0 +1,41 @@
+/**
+ * webdata's side of the crawl benchmarks, through the library facade: a crawl of the fixture site with markdown
+ * documents, the scrape cache neither read nor written (each round must fetch every page), no sitemap, `concurrency` pages at once.
+ */
+import { type CrawlOptions, Webdata } from "@webdata/core"
+import { SqliteJobStore } from "@webdata/store-sqlite"
+
+export interface WebdataRunOptions {
+  readonly limit: number
+  readonly concurrency: number
+  /** A SQLite file for the job store; in memory when absent. */
+  readonly sqlite?: string
+}
+
+const crawlOptions = (options: WebdataRunOptions): CrawlOptions => ({
+  limit: options.limit,
+  maxConcurrency: options.concurrency,
+  sitemap: "skip",
+  scrapeOptions: { formats: ["markdown"], maxAge: 0, storeInCache: false },
+})
+
+const makeWebdata = (options: WebdataRunOptions) =>
+  new Webdata({
+    allowPrivateAddresses: true,
+    worker: { concurrency: options.concurrency },
+    // As a server or `webdata worker` runs by default on this 2-core machine: one content thread.
+    contentThreads: Number(process.env.CONTENT_THREADS ?? 1),
+    ...(options.sqlite === undefined ? {} : { store: SqliteJobStore.layer({ filename: options.sqlite }) }),
+  })
+
+/** Crawls and waits, holding every document (the 2000-page comparison, where Crawlee's dataset holds them too). */
+export const crawlWithWebdata = async (url: string, options: WebdataRunOptions) => {
+  const webdata = makeWebdata(options)
+  try {
+    const job = await webdata.crawl(url, crawlOptions(options))
+    const distinct = new Set(job.data.map((document) => document.metadata.url)).size
+    return { status: job.status, completed: job.completed, distinct, failed: job.failed }
+  } finally {
+    await webdata.close()
+  }
+}

@@ -1,0 +1,26 @@
+/** Waiting for the user's Ctrl-C (or a supervisor's SIGTERM), and the failure that ends the CLI with status 130. */
+import { Effect } from "effect"
+import { CliFailure } from "./Scraper.js"
+
+/** The command was stopped by a signal; the CLI exits with 130, as shells do for Ctrl-C. */
+export class CliInterrupted extends CliFailure {}
+
+/**
+ * Resolves with the first of `signals`. While it waits the signals no longer end the process; each handler is
+ * removed once one fired (or the wait is interrupted), so a second Ctrl-C kills a process that is slow to stop.
+ */
+export const waitForSignal = (signals: ReadonlyArray<NodeJS.Signals>): Effect.Effect<NodeJS.Signals> =>
+  Effect.async<NodeJS.Signals>((resume) => {
+    const handlers = signals.map((signal) => {
+      const handler = () => {
+        remove()
+        resume(Effect.succeed(signal))
+      }
+      return [signal, handler] as const
+    })
+    const remove = () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler)
+    }
+    for (const [signal, handler] of handlers) process.once(signal, handler)
+    return Effect.sync(remove)
+  })

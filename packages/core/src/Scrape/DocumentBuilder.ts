@@ -1,0 +1,178 @@
+/**
+ * Where pages become documents. The content pipeline is synchronous CPU work (tens of milliseconds for a large page),
+ * so a server or a crawl worker runs it on content threads: the event loop stays free for requests and fetches, the
+ * machine's other cores do the parsing, and a page that needs more memory than a thread may have (a hostile one)
+ * fails alone with a clear error instead of taking the process down. The inline layer runs it on the caller's
+ * thread (the library's default, and tests).
+ */
+
+import { createRequire } from "node:module"
+import { availableParallelism } from "node:os"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
+import { Config, Context, Effect, Layer } from "effect"
+import type { Document } from "../Domain/Document.js"
+import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import { ScrapeError } from "../Errors.js"
+import { buildDocument, type PageContent, type Provenance } from "./BuildDocument.js"
+
+export interface BuildRequest {
+  readonly id: number
+  readonly options: ScrapeOptions
+  readonly page: PageContent
+  readonly provenance: Provenance
+}
+
+export type BuildReply =
+  | { readonly id: number; readonly document: Document }
+  | { readonly id: number; readonly error: string }
+
+export class DocumentBuilder extends Context.Tag("@webdata/core/DocumentBuilder")<
+  DocumentBuilder,
+  {
+    readonly build: (
+      options: ScrapeOptions,
+      page: PageContent,
+      provenance: Provenance,
+    ) => Effect.Effect<Document, ScrapeError>
+  }
+>() {}
+
+const failure = (url: string, message: string) =>
+  new ScrapeError({ reason: "EngineFailed", url, message: `Could not process the content of ${url}: ${message}` })
+
+/** On the caller's thread. */
+export const layerInline: Layer.Layer<DocumentBuilder> = Layer.succeed(DocumentBuilder, {
+  build: (options, page, provenance) =>
+    Effect.try({
+      try: () => buildDocument(options, page, provenance),
+      catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+    }).pipe(Effect.withSpan("Scrape.buildDocument")),
+})
+
+export interface ThreadOptions {
+  /** Content threads; 0 means inline. */
+  readonly threads: number
+  /** Heap limit of one thread in MiB. Default 512. */
+  readonly maxHeapMb?: number
+}
+
+interface Pending {
+  readonly resolve: (document: Document) => void
+  readonly reject: (error: Error) => void
+}
+
+interface Slot {
+  readonly worker: Worker
+  readonly pending: Map<number, Pending>
+  dead: boolean
+}
+
+/**
+ * The thread's entry: the compiled `DocumentWorker.js` next to this module, or, when running from the TypeScript
+ * sources (tests, `tsx`), the `.ts` file loaded through tsx's loader inside the thread.
+ */
+const startWorker = (maxHeapMb: number): Worker => {
+  const limits = { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }
+  if (import.meta.url.endsWith(".js")) return new Worker(new URL("./DocumentWorker.js", import.meta.url), limits)
+  const entry = new URL("./DocumentWorker.ts", import.meta.url).href
+  // The ESM build of tsx's API (a CommonJS `require.resolve` would find its CommonJS build).
+  const tsx = new URL(
+    "dist/esm/api/index.mjs",
+    pathToFileURL(createRequire(import.meta.url).resolve("tsx/package.json")),
+  ).href
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`,
+    { ...limits, eval: true },
+  )
+}
+
+/** Threads that take build requests, least loaded first; a thread that dies fails its pages and is replaced. */
+class ThreadPool {
+  readonly #slots: Array<Slot> = []
+  #nextId = 0
+  #closed = false
+
+  constructor(
+    threads: number,
+    readonly maxHeapMb: number,
+  ) {
+    for (let i = 0; i < threads; i++) this.#slots.push(this.#spawn())
+  }
+
+  #spawn(): Slot {
+    const slot: Slot = { worker: startWorker(this.maxHeapMb), pending: new Map(), dead: false }
+    slot.worker.on("message", (reply: BuildReply) => {
+      const pending = slot.pending.get(reply.id)
+      if (pending === undefined) return
+      slot.pending.delete(reply.id)
+      if ("document" in reply) pending.resolve(reply.document)
+      else pending.reject(new Error(reply.error))
+    })
+    const die = (error: Error) => {
+      if (slot.dead) return
+      slot.dead = true
+      for (const pending of slot.pending.values()) pending.reject(error)
+      slot.pending.clear()
+      const index = this.#slots.indexOf(slot)
+      if (!this.#closed && index >= 0) this.#slots[index] = this.#spawn()
+    }
+    slot.worker.on("error", (error) =>
+      die(
+        (error as { code?: string }).code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? new Error(`the page needs more than the ${this.maxHeapMb} MiB a content thread may use`)
+          : error,
+      ),
+    )
+    slot.worker.on("exit", (code) => die(new Error(`the content thread stopped (exit code ${code})`)))
+    return slot
+  }
+
+  build(request: Omit<BuildRequest, "id">, signal: AbortSignal): Promise<Document> {
+    const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
+    const id = this.#nextId++
+    return new Promise<Document>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject })
+      // An interrupted scrape does not wait for its page; the thread finishes it and the answer is dropped.
+      signal.addEventListener("abort", () => slot.pending.delete(id), { once: true })
+      slot.worker.postMessage({ id, ...request } satisfies BuildRequest)
+    })
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    await Promise.all(this.#slots.map((slot) => slot.worker.terminate()))
+  }
+}
+
+/** On `threads` content threads (inline when 0). */
+export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilder> =>
+  options.threads <= 0
+    ? layerInline
+    : Layer.scoped(
+        DocumentBuilder,
+        Effect.map(
+          Effect.acquireRelease(
+            Effect.sync(() => new ThreadPool(options.threads, options.maxHeapMb ?? 512)),
+            (pool) => Effect.promise(() => pool.close()),
+          ),
+          (pool) => ({
+            build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance) =>
+              Effect.tryPromise({
+                try: (signal) => pool.build({ options: scrapeOptions, page, provenance }, signal),
+                catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+              }).pipe(Effect.withSpan("Scrape.buildDocument")),
+          }),
+        ),
+      )
+
+/** Threads from `WEBDATA_CONTENT_THREADS` (default: one per core but one, at most 4) and `WEBDATA_CONTENT_THREAD_MB`. */
+export const layerConfig: Layer.Layer<DocumentBuilder> = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const threads = yield* Config.integer("WEBDATA_CONTENT_THREADS").pipe(
+      Config.withDefault(Math.max(0, Math.min(4, availableParallelism() - 1))),
+    )
+    const maxHeapMb = yield* Config.integer("WEBDATA_CONTENT_THREAD_MB").pipe(Config.withDefault(512))
+    return layerThreads({ threads, maxHeapMb })
+  }).pipe(Effect.orDie),
+)

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs"
+import { Effect, Either, Layer, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
+import type { PageContent } from "../../src/Scrape/BuildDocument.js"
+import { DocumentBuilder, layerInline, layerThreads } from "../../src/Scrape/DocumentBuilder.js"
+
+const options = Schema.decodeSync(ScrapeOptions)({ formats: ["markdown", "links"] })
+const article = readFileSync(new URL("../fixtures/site/article.html", import.meta.url), "utf8")
+const page = (body: string): PageContent => ({
+  url: "http://site.test/article",
+  statusCode: 200,
+  contentType: "text/html",
+  body,
+})
+const provenance = { sourceURL: "http://site.test/article", scrapeId: "id", cacheState: "miss" as const }
+
+describe("DocumentBuilder", () => {
+  it("builds on content threads exactly what it builds inline", async () => {
+    const inline = await Effect.runPromise(
+      Effect.flatMap(DocumentBuilder, (builder) => builder.build(options, page(article), provenance)).pipe(
+        Effect.provide(layerInline),
+      ),
+    )
+    const threaded = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(DocumentBuilder, (builder) =>
+          Effect.all(
+            Array.from({ length: 6 }, () => builder.build(options, page(article), provenance)),
+            { concurrency: "unbounded" },
+          ),
+        ).pipe(Effect.provide(layerThreads({ threads: 2 }))),
+      ),
+    )
+    expect(inline.markdown).toContain("Tidal")
+    for (const document of threaded) expect(document).toEqual(inline)
+  }, 30_000)
+
+  it("fails a page that needs more memory than a thread may use, and keeps building the next ones", async () => {
+    const huge = `<html><body>${"<div><p>word word word word</p></div>".repeat(400_000)}</body></html>`
+    const [failed, next] = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(DocumentBuilder, (builder) =>
+          Effect.all([
+            Effect.either(builder.build(options, page(huge), provenance)),
+            builder.build(options, page(article), provenance),
+          ]),
+        ).pipe(Effect.provide(layerThreads({ threads: 1, maxHeapMb: 64 }))),
+      ),
+    )
+    expect(Either.isLeft(failed)).toBe(true)
+    if (Either.isLeft(failed)) {
+      expect(failed.left.reason).toBe("EngineFailed")
+      expect(failed.left.message).toMatch(/64 MiB/)
+    }
+    expect(next.markdown).toContain("Tidal")
+  }, 60_000)
+})
