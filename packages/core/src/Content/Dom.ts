@@ -1,7 +1,6 @@
-/** Parsing HTML into a linkedom document (nesting bounded first, see Nesting.ts) and small DOM helpers. */
+/** Parsing HTML into a linkedom document (after the Prefilter pass) and small DOM helpers. */
 import { parseHTML } from "linkedom"
-import { limitNesting } from "./Nesting.js"
-import { stripNonContent } from "./Prefilter.js"
+import { prefilter } from "./Prefilter.js"
 
 export type Doc = Document
 
@@ -11,7 +10,7 @@ export const TEXT_NODE = 3
 const parse = (html: string) => (parseHTML(html) as unknown as { document: Doc }).document
 
 export const parseDocument = (input: string): Doc => {
-  const html = limitNesting(stripNonContent(input))
+  const html = prefilter(input)
   let document = parse(html)
   // linkedom builds no <html>/<body> for fragments or text; wrap them so every page has a body.
   if (document.documentElement?.tagName !== "HTML" || document.body === null)

@@ -146,25 +146,43 @@ describe("textToMarkdown", () => {
   })
 })
 
-describe("limitNesting", () => {
-  it("leaves ordinary pages and tag soup untouched and flattens only deep nesting", async () => {
-    const { limitNesting } = await import("../../src/Content/Nesting.js")
+describe("prefilter", () => {
+  it("leaves ordinary pages and tag soup untouched apart from scripts, and flattens only deep nesting", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
     const soup = `<body>${"<p>unclosed paragraph ".repeat(500)}<ul>${"<li>item".repeat(500)}</ul><script>${"<div>".repeat(1000)}</script></body>`
-    expect(limitNesting(soup)).toBe(soup)
+    expect(prefilter(soup)).toBe(soup.replace(/<script>.*<\/script>/, ""))
     const deep = `${"<div>".repeat(300)}text${"</div>".repeat(300)}`
-    const limited = limitNesting(deep, 256)
+    const limited = prefilter(deep, 256)
     expect(limited.match(/<div>/g)).toHaveLength(256)
     expect(limited.match(/<\/div>/g)).toHaveLength(256)
     expect(limited).toContain("text")
   })
+
+  it("cuts scripts, styles, SVG, templates and comments but nothing after a self-closed element", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const html = `<p>a</p><script type="x">if (a < b) {}</script><style>p{}</style><!-- note --><svg><path d="M0"/></svg><svg class="i"/><p>b</p><template><p>t</p></template><p>c</p>`
+    expect(prefilter(html)).toBe("<p>a</p><p>b</p><p>c</p>")
+    expect(prefilter("<p>x</p><script>never closed")).toBe("<p>x</p>")
+  })
+
+  it("drops handler, data and aria attributes except those read later, and layout whitespace outside <pre>", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const html = `<div onclick="go()" data-track="1" aria-label="x" class="c">\n  <img data-src="/a.jpg" alt="a" />\n  <pre>\n  x\n</pre>  <span>a</span> <span>b</span></div>`
+    expect(prefilter(html)).toBe(
+      `<div class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
+    )
+  })
 })
 
 describe("broken and tricky pages", () => {
-  it("does not mistake self-closing SVG shapes for nesting", async () => {
-    const { limitNesting } = await import("../../src/Content/Nesting.js")
+  it("does not mistake self-closing foreign elements for nesting", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const formulas = `<math>${'<mi mathvariant="normal"/>'.repeat(1000)}</math>`.repeat(5)
+    const html = `<body>${formulas}<p>text</p></body>`
+    expect(prefilter(html)).toBe(html)
+    // Inline SVG drawings, self-closed shapes and all, never reach the parser.
     const icons = `<svg>${'<path d="M0 0"/>'.repeat(1000)}</svg>`.repeat(5)
-    const html = `<body>${icons}<p>text</p></body>`
-    expect(limitNesting(html)).toBe(html)
+    expect(prefilter(`<body>${icons}<p>text</p></body>`)).toBe("<body><p>text</p></body>")
   })
 
   it("reads content the parser left outside the body", () => {
@@ -179,14 +197,5 @@ describe("broken and tricky pages", () => {
     expect(result).toContain("The seen study")
     expect(result).not.toContain("secret drawer")
     expect(result).not.toContain("ghost")
-  })
-})
-
-describe("stripNonContent", () => {
-  it("cuts scripts, styles, SVG, templates and comments but nothing after a self-closed element", async () => {
-    const { stripNonContent } = await import("../../src/Content/Prefilter.js")
-    const html = `<p>a</p><script type="x">if (a < b) {}</script><style>p{}</style><!-- note --><svg><path d="M0"/></svg><svg class="i"/><p>b</p><template><p>t</p></template><p>c</p>`
-    expect(stripNonContent(html)).toBe("<p>a</p><p>b</p><p>c</p>")
-    expect(stripNonContent("<p>x</p><script>never closed")).toBe("<p>x</p>")
   })
 })
