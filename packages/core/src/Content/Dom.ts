@@ -18,8 +18,44 @@ export const parseDocument = (input: string): Doc => {
   return document
 }
 
-/** Elements of the subtree in document order, without recursion. */
-export const descendants = (root: Element): Array<Element> => Array.from(root.querySelectorAll("*"))
+/**
+ * The elements under `root` whose tag is one of `tags`, grouped by tag, in document order: one walk without the
+ * selector engine (linkedom compiles a selector on every query and walks every node, attributes included).
+ */
+export const elementsByTag = (root: Element, tags: ReadonlySet<string>): Map<string, Array<Element>> => {
+  const found = new Map<string, Array<Element>>()
+  // The walk starts at the root itself and never goes past it (the root's siblings stay out).
+  const pending: Array<Node> = []
+  let node: Node | null = root
+  for (;;) {
+    if (node === null) {
+      const finished = pending.pop()
+      if (finished === undefined || finished === root) break
+      node = finished.nextSibling
+      continue
+    }
+    if (node.nodeType === ELEMENT_NODE) {
+      const element = node as Element
+      const tag = element.localName
+      if (tags.has(tag)) {
+        const list = found.get(tag)
+        if (list === undefined) found.set(tag, [element])
+        else list.push(element)
+      }
+      const first = element.firstChild
+      if (first !== null) {
+        pending.push(element)
+        node = first
+        continue
+      }
+    }
+    node = node === root ? null : node.nextSibling
+  }
+  return found
+}
+
+/** The class attribute as written (linkedom's `getAttribute("class")` rebuilds it from the token list). */
+export const classOf = (element: Element): string => element.getAttributeNode("class")?.value ?? ""
 
 /** Resolves a reference against a base; undefined for unparsable URLs. */
 export const absolute = (reference: string, base: string): string | undefined => {
@@ -30,9 +66,9 @@ export const absolute = (reference: string, base: string): string | undefined =>
   }
 }
 
-/** The document's base URL: `<base href>` resolved against the page URL, else the page URL. */
-export const baseUrl = (document: Doc, pageUrl: string): string => {
-  const href = document.querySelector("base[href]")?.getAttribute("href")
+/** The document's base URL: the first `<base href>` resolved against the page URL, else the page URL. */
+export const baseUrl = (bases: ReadonlyArray<Element>, pageUrl: string): string => {
+  const href = bases.find((base) => base.hasAttribute("href"))?.getAttribute("href")
   return (href !== null && href !== undefined ? absolute(href, pageUrl) : undefined) ?? pageUrl
 }
 
