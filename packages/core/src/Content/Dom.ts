@@ -1,6 +1,6 @@
 /** Parsing HTML into a linkedom document (after the Prefilter pass) and small DOM helpers. */
 import { parseHTML } from "linkedom"
-import { prefilter } from "./Prefilter.js"
+import { type PrefilterOptions, prefilter } from "./Prefilter.js"
 
 export type Doc = Document
 
@@ -9,8 +9,8 @@ export const TEXT_NODE = 3
 
 const parse = (html: string) => (parseHTML(html) as unknown as { document: Doc }).document
 
-export const parseDocument = (input: string): Doc => {
-  const html = prefilter(input)
+export const parseDocument = (input: string, options?: PrefilterOptions): Doc => {
+  const html = prefilter(input, options)
   let document = parse(html)
   // linkedom builds no <html>/<body> for fragments or text; wrap them so every page has a body.
   if (document.documentElement?.tagName !== "HTML" || document.body === null)

@@ -54,7 +54,9 @@ const contentRoot = (document: Document): Element => {
 
 /** Throws `InvalidSelectorError` when an include/exclude selector cannot be parsed. */
 export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlExtraction => {
-  const document = parseDocument(html)
+  // Selectors may name any attribute and the html output shows them all; markdown alone needs only a few.
+  const keepAttributes = options.formats.html || options.includeTags.length > 0 || options.excludeTags.length > 0
+  const document = parseDocument(html, { keepAttributes })
   // Metadata, links and images describe the whole page, before anything is removed: one walk finds their elements.
   const found = elementsByTag(
     document.documentElement,

@@ -5,7 +5,8 @@
  *
  * - scripts, styles, templates, inline SVG drawings, `<noscript>`, comments, and `<link>`s other than icons;
  * - whitespace-only text between block-level tags (a fifth of a typical page's nodes), never inside `<pre>`;
- * - attributes nothing downstream reads (event handlers, `data-*` and `aria-*` except the few that matter);
+ * - attributes nothing downstream reads (event handlers, `data-*` and `aria-*` except the few that matter), unless
+ *   the caller keeps them: caller-given selectors may name any attribute, and the `html` output shows them;
  * - nesting deeper than `MAX_DEPTH`: deeper tags become spaces and their text stays. linkedom's parser slows down
  *   quadratically on very deep nesting and recursive walks (turndown, serialisation) overflow the stack.
  *
@@ -96,7 +97,16 @@ const afterEndTag = (html: string, name: string, from: number): number => {
   return close.exec(html) === null ? html.length : close.lastIndex
 }
 
-export const prefilter = (html: string, limit: number = MAX_DEPTH): string => {
+export interface PrefilterOptions {
+  /** Nesting kept (default `MAX_DEPTH`). */
+  readonly maxDepth?: number
+  /** Keep every attribute. */
+  readonly keepAttributes?: boolean
+}
+
+export const prefilter = (html: string, options: PrefilterOptions = {}): string => {
+  const limit = options.maxDepth ?? MAX_DEPTH
+  const keepAttributes = options.keepAttributes ?? false
   const out: Array<string> = []
   let cursor = 0
   let previousIsBlock = true
@@ -141,7 +151,11 @@ export const prefilter = (html: string, limit: number = MAX_DEPTH): string => {
       continue
     }
     if (name === "pre" || name === "listing") preformatted = Math.max(0, preformatted + (closing ? -1 : 1))
-    out.push(attributes === "" || closing ? html.slice(start, end) : `<${rawName}${slimAttributes(attributes)}>`)
+    out.push(
+      attributes === "" || closing || keepAttributes
+        ? html.slice(start, end)
+        : `<${rawName}${slimAttributes(attributes)}>`,
+    )
     if (!closing && RAW_TEXT.has(name)) {
       // The content and end tag as they are; an unclosed one runs to the end of the text.
       const after = afterEndTag(html, name, end)

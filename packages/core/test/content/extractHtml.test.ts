@@ -152,7 +152,7 @@ describe("prefilter", () => {
     const soup = `<body>${"<p>unclosed paragraph ".repeat(500)}<ul>${"<li>item".repeat(500)}</ul><script>${"<div>".repeat(1000)}</script></body>`
     expect(prefilter(soup)).toBe(soup.replace(/<script>.*<\/script>/, ""))
     const deep = `${"<div>".repeat(300)}text${"</div>".repeat(300)}`
-    const limited = prefilter(deep, 256)
+    const limited = prefilter(deep, { maxDepth: 256 })
     expect(limited.match(/<div>/g)).toHaveLength(256)
     expect(limited.match(/<\/div>/g)).toHaveLength(256)
     expect(limited).toContain("text")
@@ -171,6 +171,31 @@ describe("prefilter", () => {
     expect(prefilter(html)).toBe(
       `<div class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
     )
+    expect(prefilter(html, { keepAttributes: true })).toBe(
+      `<div onclick="go()" data-track="1" aria-label="x" class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
+    )
+  })
+})
+
+describe("selectors and html output", () => {
+  const page = `<body><div data-testid="story" aria-label="Story"><p>${sentence("kept", 1)}</p></div><div data-role="promo"><p>${sentence("promo", 1)}</p></div></body>`
+
+  it("matches includeTags and excludeTags on any attribute, data-* and aria-* included", () => {
+    const included = markdown(page, { includeTags: ['[data-testid="story"]'] })
+    expect(included).toContain("The kept study")
+    expect(included).not.toContain("The promo study")
+    const excluded = markdown(page, { onlyMainContent: false, excludeTags: ['[data-role="promo"]'] })
+    expect(excluded).toContain("The kept study")
+    expect(excluded).not.toContain("The promo study")
+  })
+
+  it("keeps the page's attributes in the html output", () => {
+    const html = extractHtml(
+      page,
+      options({ onlyMainContent: false, formats: { ...options().formats, html: true } }),
+    ).html
+    expect(html).toContain('data-testid="story"')
+    expect(html).toContain('aria-label="Story"')
   })
 })
 
