@@ -23,12 +23,10 @@ export const absolutizeUrls = (root: ParentNode, base: string): void => {
 
 /** Firecrawl's placeholder for an inline image in markdown. */
 export const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
-/** What the DOM carries until markdown is written (turndown would escape the placeholder's angle brackets). */
-export const BASE64_MARKER = "webdata-base64-image-removed"
 
-/** Points inline `data:` images at the marker (alt text stays), so markdown is not flooded with base64. */
+/** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
 export const replaceBase64Images = (root: ParentNode): void => {
   for (const image of Array.from(root.querySelectorAll("img"))) {
-    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_MARKER)
+    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_PLACEHOLDER)
   }
 }

@@ -2,7 +2,7 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
-import { absolutizeUrls, BASE64_MARKER, BASE64_PLACEHOLDER, replaceBase64Images } from "./Clean.js"
+import { absolutizeUrls, replaceBase64Images } from "./Clean.js"
 import { baseUrl, elementsByTag, parseDocument } from "./Dom.js"
 import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
@@ -85,7 +85,7 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   let markdown: string | undefined
   if (options.formats.markdown) {
     if (options.removeBase64Images) replaceBase64Images(content)
-    markdown = toMarkdown(content).replaceAll(`(${BASE64_MARKER})`, `(${BASE64_PLACEHOLDER})`)
+    markdown = toMarkdown(content)
   }
   return {
     metadata,

@@ -81,6 +81,31 @@ describe("markdown", () => {
     expect(result).not.toContain("iVBOR")
   })
 
+  it("writes nested and numbered lists, keeping text a list holds outside its items", () => {
+    const html = `<body><ul><li>One <b>bold</b></li><li>Two<ul><li>nested</li></ul></li></ul>
+      <ol start="3"><li><p>para a</p><p>para b</p></li><li>x</li></ol><ul> indented <i>aside</i> </ul></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "- One **bold**\n- Two\n  - nested\n\n3. para a\n\n   para b\n4. x\n\nindented *aside*",
+    )
+  })
+
+  it("collapses whitespace around emphasis, drops empty emphasis and links, and escapes markdown syntax", () => {
+    const html = `<body><p>a <em> spaced </em>b<strong></strong> c <a href="/e"></a><b>&nbsp;</b>d</p>
+      <p># not a heading, a_b *c* [d]</p><p>- not a list</p><p>line<br>break</p>
+      <p><code>a\`b</code> and <a href="/x(1)" title='say "hi"'>link</a></p></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "a *spaced* b c \u00a0d\n\n\\# not a heading, a\\_b \\*c\\* \\[d\\]\n\n\\- not a list\n\nline\nbreak\n\n" +
+        '``a`b`` and [link](https://site.example/x\\(1\\) "say \\"hi\\"")',
+    )
+  })
+
+  it("writes a card link's heading and teaser as one line of link text, and quotes blockquotes", () => {
+    const html = `<body><a href="/card"><div><h3>Card</h3><p>Teaser</p></div></a><blockquote><p>quoted</p><p>two</p></blockquote></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "[Card Teaser](https://site.example/card)\n\n> quoted\n>\n> two",
+    )
+  })
+
   it("drops scripts, styles and skip links", () => {
     const html = `<body><a href="#main">Skip to content</a><script>alert(1)</script><style>p{}</style><p id="main">Text stays.</p></body>`
     expect(markdown(html, { onlyMainContent: false })).toBe("Text stays.")
