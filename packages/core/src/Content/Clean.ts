@@ -22,7 +22,7 @@ export const absolutizeUrls = (root: ParentNode, base: string): void => {
 }
 
 /** Firecrawl's placeholder for an inline image in markdown. */
-export const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
+const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 /** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
 export const replaceBase64Images = (root: ParentNode): void => {
