@@ -37,7 +37,8 @@ const DELIMITERS: Record<string, string> = { em: "*", i: "*", strong: "**", b: "
 
 const collapse = (text: string) => text.replace(/[ \t\n\r\f]+/g, " ")
 /** Characters markdown would read as syntax anywhere in a line. */
-const escapeInline = (text: string) => text.replace(/[\\`*_[\]]/g, "\\$&")
+const SYNTAX = /[\\`*_[\]]/
+const escapeInline = (text: string) => (SYNTAX.test(text) ? text.replace(/[\\`*_[\]]/g, "\\$&") : text)
 /** Characters markdown would read as syntax at the start of a line: headings, list markers, quotes, rules. */
 const escapeLineStart = (text: string) =>
   text.replace(/^(?:#{1,6}(?= )|[-+](?= )|>|=+|~~~)/, "\\$&").replace(/^(\d+)\.(?= )/, "$1\\.")

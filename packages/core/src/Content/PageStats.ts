@@ -151,7 +151,11 @@ export const pageStats = (root: Element): PageStats => {
       length +=
         (pendingSpace ? 2 : 1) + (code >= 0x2e80 && (code <= 0xd7af || (code >= 0xf900 && code <= 0xfaff)) ? 1 : 0)
       pendingSpace = false
-      if (COMMAS.has(code)) commas++
+      // ASCII first: most text is, and a Set lookup per character is the walk's main cost.
+      if (code < 0x80) {
+        if (code === 0x2c) commas++
+        else if (code === 0x2e || code === 0x21 || code === 0x3f) stops++
+      } else if (COMMAS.has(code)) commas++
       else if (STOPS.has(code)) stops++
     }
     stats.ownText[owner]! += length
