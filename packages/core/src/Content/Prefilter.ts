@@ -8,7 +8,7 @@
  * - attributes nothing downstream reads (event handlers, `data-*` and `aria-*` except the few that matter), unless
  *   the caller keeps them: caller-given selectors may name any attribute, and the `html` output shows them;
  * - nesting deeper than `MAX_DEPTH`: deeper tags become spaces and their text stays. linkedom's parser slows down
- *   quadratically on very deep nesting and recursive walks (turndown, serialisation) overflow the stack.
+ *   quadratically on very deep nesting and recursive walks (the markdown writer, serialisation) overflow the stack.
  *
  * It is a scanner, not a parser: the depth is an estimate (void elements, and elements whose end tag is optional —
  * p, li, td… — do not count, so ordinary tag soup never trips it), and raw-text elements are skipped the way the
