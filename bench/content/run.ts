@@ -1,78 +1,37 @@
 /**
- * Content pipeline benchmark: HTML → markdown throughput (MB per CPU-second, one thread) and extraction quality (token F1 against
- * the gold main text) of webdata's pipeline and of the naive pipeline `linkedom + @mozilla/readability + turndown`,
- * in the same run, on Mozilla's Readability test pages (130 real pages with hand-checked expected output).
+ * Content pipeline benchmark: HTML → markdown throughput (MB of HTML per CPU-second, one thread) and extraction
+ * quality of webdata's `extractHtml` (main content on) and of the naive pipeline `linkedom + @mozilla/readability +
+ * turndown`, in the same run, on public corpora with a gold main text (see corpora.ts for how to get them).
  *
- * The corpus is not committed. Get it with any clone of https://github.com/mozilla/readability and point
- * READABILITY_REPO at its git directory (default: the bare mirror at /work/.mirror/mozilla+readability/repo).
- * Run: `npm run content -w @webdata/bench` (RUNS=5 by default).
+ * Run: `npm run content -w @webdata/bench`. Environment: CORPUS (comma-separated, default "article,readability"),
+ * RUNS (throughput rounds, default 5), DETAILS (print the N pages where webdata trails the naive pipeline most),
+ * BASELINE (path of another build's `Content/ExtractHtml.ts`, e.g. a commit's sources unpacked with `git archive`
+ * next to a `node_modules` link: adds it as the pipeline "baseline", to compare changes within one run).
  */
-import { execFileSync } from "node:child_process"
 import { Readability } from "@mozilla/readability"
 import { extractHtml } from "@webdata/core/content"
 import { parseHTML } from "linkedom"
 import TurndownService from "turndown"
+import { type Corpus, loadCorpora, type Page } from "./corpora.js"
+import { type PageQuality, pageF1, pageQuality, summarize } from "./quality.js"
 
-const repo = process.env.READABILITY_REPO ?? "/work/.mirror/mozilla+readability/repo"
 const RUNS = Number(process.env.RUNS ?? 5)
+const DETAILS = Number(process.env.DETAILS ?? 0)
 
-const git = (...args: Array<string>) =>
-  execFileSync("git", [`--git-dir=${repo}`, ...args], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
-
-interface Page {
-  readonly name: string
-  readonly source: string
-  readonly gold: string
-}
-
-const loadCorpus = (): Array<Page> =>
-  git("ls-tree", "--name-only", "HEAD:test/test-pages")
-    .split("\n")
-    .filter((name) => name !== "")
-    .map((name) => ({
-      name,
-      source: git("show", `HEAD:test/test-pages/${name}/source.html`),
-      gold: git("show", `HEAD:test/test-pages/${name}/expected.html`),
-    }))
-
-const textOf = (html: string) => parseHTML(`<html><body>${html}</body></html>`).document.body?.textContent ?? ""
-
-/** Words of a markdown text: link targets and markup dropped, so both pipelines are judged on the same footing. */
-const markdownWords = (markdown: string) =>
-  words(markdown.replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\]\([^)]*\)/g, "]"))
-const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
-
-const f1 = (candidate: ReadonlyArray<string>, gold: ReadonlyArray<string>) => {
-  const counts = new Map<string, number>()
-  for (const word of gold) counts.set(word, (counts.get(word) ?? 0) + 1)
-  let overlap = 0
-  for (const word of candidate) {
-    const left = counts.get(word) ?? 0
-    if (left > 0) {
-      overlap++
-      counts.set(word, left - 1)
-    }
-  }
-  if (overlap === 0) return { precision: 0, recall: 0, f1: 0 }
-  const precision = overlap / candidate.length
-  const recall = overlap / gold.length
-  return { precision, recall, f1: (2 * precision * recall) / (precision + recall) }
-}
-
-const url = "http://fakehost/test/page.html"
-const webdata = (html: string) =>
-  extractHtml(html, {
-    url,
-    onlyMainContent: true,
-    includeTags: [],
-    excludeTags: [],
-    removeBase64Images: true,
-    formats: { markdown: true, html: false, links: false, images: false },
-  }).markdown ?? ""
+type Extract = typeof extractHtml
+const options = (page: Page): Parameters<Extract>[1] => ({
+  url: page.url,
+  onlyMainContent: true,
+  includeTags: [],
+  excludeTags: [],
+  removeBase64Images: true,
+  formats: { markdown: true, html: false, links: false, images: false },
+})
+const markdownOf = (extract: Extract) => (page: Page) => extract(page.source, options(page)).markdown ?? ""
 
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced" })
-const naive = (html: string) => {
-  const { document } = parseHTML(html)
+const naive = (page: Page) => {
+  const { document } = parseHTML(page.source)
   try {
     const article = new Readability(document as unknown as Document).parse()
     return article?.content ? turndown.turndown(article.content) : ""
@@ -81,30 +40,59 @@ const naive = (html: string) => {
   }
 }
 
-const pipelines = { webdata, naive } as const
-const corpus = loadCorpus()
-const bytes = corpus.reduce((total, page) => total + Buffer.byteLength(page.source), 0)
-console.log(`corpus: ${corpus.length} pages, ${(bytes / 1024 / 1024).toFixed(2)} MB, ${RUNS} runs`)
+const pipelines: Record<string, (page: Page) => string> = { webdata: markdownOf(extractHtml), naive }
+if (process.env.BASELINE)
+  pipelines.baseline = markdownOf(((await import(process.env.BASELINE)) as { extractHtml: Extract }).extractHtml)
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
-const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
+const fixed = (value: number, digits = 3) => value.toFixed(digits)
 
-// Rounds alternate between the pipelines so that heap state and CPU frequency treat both alike. Time is the process's
-// CPU time (user + system, GC threads included), so other load on a shared machine does not skew the comparison.
-const throughputs: Record<string, Array<number>> = { webdata: [], naive: [] }
-for (let round = 0; round < RUNS; round++)
-  for (const [name, run] of Object.entries(pipelines)) {
-    const started = process.cpuUsage()
-    for (const page of corpus) run(page.source)
-    const used = process.cpuUsage(started)
-    throughputs[name]?.push(bytes / 1024 / 1024 / ((used.user + used.system) / 1e6))
-  }
-for (const [name, run] of Object.entries(pipelines)) {
-  const quality = corpus.map((page) => f1(markdownWords(run(page.source)), words(textOf(page.gold))))
-  const runs = throughputs[name] ?? []
-  console.log(
-    `${name.padEnd(8)} throughput median ${median(runs).toFixed(2)} MB/s (runs: ${runs.map((t) => t.toFixed(2)).join(", ")}) | ` +
-      `F1 mean ${mean(quality.map((q) => q.f1)).toFixed(3)}, precision ${mean(quality.map((q) => q.precision)).toFixed(3)}, ` +
-      `recall ${mean(quality.map((q) => q.recall)).toFixed(3)}, median F1 ${median(quality.map((q) => q.f1)).toFixed(3)}`,
-  )
+/** Rounds alternate between the pipelines so that heap state and CPU frequency treat both alike. Time is the
+ * process's CPU time (user + system, GC threads included), so other load on a shared machine does not skew it. */
+const throughput = (corpus: Corpus): Record<string, Array<number>> => {
+  const megabytes = corpus.pages.reduce((total, page) => total + Buffer.byteLength(page.source), 0) / 1024 / 1024
+  const runs = Object.fromEntries(Object.keys(pipelines).map((name) => [name, [] as Array<number>]))
+  for (let round = 0; round < RUNS; round++)
+    for (const [name, run] of Object.entries(pipelines)) {
+      const started = process.cpuUsage()
+      for (const page of corpus.pages) run(page)
+      const used = process.cpuUsage(started)
+      runs[name]?.push(megabytes / ((used.user + used.system) / 1e6))
+    }
+  return runs
 }
+
+const report = (corpus: Corpus) => {
+  const megabytes = corpus.pages.reduce((total, page) => total + Buffer.byteLength(page.source), 0) / 1024 / 1024
+  console.log(`\n## ${corpus.name}: ${corpus.pages.length} pages, ${fixed(megabytes, 2)} MB, ${RUNS} runs`)
+  const quality: Record<string, Array<PageQuality>> = {}
+  for (const [name, run] of Object.entries(pipelines))
+    quality[name] = corpus.pages.map((page) => pageQuality(page.gold, run(page)))
+  const speeds = RUNS > 0 ? throughput(corpus) : {}
+  for (const name of Object.keys(pipelines)) {
+    const pages = quality[name] ?? []
+    const token = summarize(pages.map((q) => q.token))
+    const shingle = summarize(pages.map((q) => q.shingle))
+    const runs = speeds[name] ?? []
+    console.log(
+      `${name.padEnd(8)} ${fixed(median(runs), 2)} MB/s (runs ${runs.map((t) => fixed(t, 2)).join(" ")}) | token F1 ` +
+        `${fixed(token.f1)} (P ${fixed(token.precision)} R ${fixed(token.recall)}) | shingle F1 ${fixed(shingle.f1)} ` +
+        `(P ${fixed(shingle.precision)} R ${fixed(shingle.recall)})`,
+    )
+  }
+  if (DETAILS > 0) {
+    const gaps = corpus.pages.map((page, i) => ({
+      page,
+      ours: quality.webdata?.[i] as PageQuality,
+      theirs: quality.naive?.[i] as PageQuality,
+    }))
+    gaps.sort((a, b) => pageF1(a.ours.token) - pageF1(a.theirs.token) - (pageF1(b.ours.token) - pageF1(b.theirs.token)))
+    for (const { page, ours, theirs } of gaps.slice(0, DETAILS))
+      console.log(
+        `  ${page.name.padEnd(40)} webdata ${fixed(pageF1(ours.token))} (tp ${ours.token.tp} fp ${ours.token.fp} fn ` +
+          `${ours.token.fn}) naive ${fixed(pageF1(theirs.token))} (tp ${theirs.token.tp} fp ${theirs.token.fp} fn ${theirs.token.fn})`,
+      )
+  }
+}
+
+for (const corpus of loadCorpora(process.env.CORPUS ?? "article,readability")) report(corpus)

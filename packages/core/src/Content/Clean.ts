@@ -1,38 +1,6 @@
-/** Cleanup shared by every output: junk elements out, URLs absolute, the best `srcset` candidate in `src`. */
-import { absolute, largestSrcset } from "./Dom.js"
-
-/** Never content: code, styles, embedded apps, invisible templates. */
-const JUNK = new Set([
-  "SCRIPT",
-  "STYLE",
-  "NOSCRIPT",
-  "TEMPLATE",
-  "IFRAME",
-  "OBJECT",
-  "EMBED",
-  "SVG",
-  "CANVAS",
-  "LINK",
-  "META",
-  "HEAD",
-  "BASE",
-])
-const INVISIBLE_STYLE = /display\s*:\s*none|visibility\s*:\s*hidden/i
-
-/** Junk and invisible elements out, in one pass over the elements. */
-export const removeJunk = (root: ParentNode): void => {
-  for (const element of Array.from(root.querySelectorAll("*"))) {
-    const style = element.getAttribute("style")
-    if (
-      JUNK.has(element.tagName) ||
-      element.hasAttribute("hidden") ||
-      element.getAttribute("aria-hidden") === "true" ||
-      // Invisible by inline style: what a reader never sees is not content.
-      (style !== null && INVISIBLE_STYLE.test(style))
-    )
-      element.remove()
-  }
-}
+/** Cleanup of the chosen content: URLs absolute, the best `srcset` candidate in `src`, inline images marked. */
+import { absolute } from "./Dom.js"
+import { imageSource } from "./Links.js"
 
 /** Makes `href`/`src` absolute and moves the largest `srcset` (or lazy `data-src`) candidate into `src`. */
 export const absolutizeUrls = (root: ParentNode, base: string): void => {
@@ -45,10 +13,8 @@ export const absolutizeUrls = (root: ParentNode, base: string): void => {
     }
   }
   for (const image of Array.from(root.querySelectorAll("img"))) {
-    const srcset = image.getAttribute("srcset") ?? image.getAttribute("data-srcset")
-    const candidate =
-      (srcset ? largestSrcset(srcset) : undefined) ?? image.getAttribute("src") ?? image.getAttribute("data-src")
-    if (candidate === null || candidate === undefined) continue
+    const candidate = imageSource(image)
+    if (candidate === undefined) continue
     const resolved = candidate.startsWith("data:") ? candidate : absolute(candidate, base)
     if (resolved !== undefined) image.setAttribute("src", resolved)
     image.removeAttribute("srcset")
@@ -56,13 +22,11 @@ export const absolutizeUrls = (root: ParentNode, base: string): void => {
 }
 
 /** Firecrawl's placeholder for an inline image in markdown. */
-export const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
-/** What the DOM carries until markdown is written (turndown would escape the placeholder's angle brackets). */
-export const BASE64_MARKER = "webdata-base64-image-removed"
+const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
-/** Points inline `data:` images at the marker (alt text stays), so markdown is not flooded with base64. */
+/** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
 export const replaceBase64Images = (root: ParentNode): void => {
   for (const image of Array.from(root.querySelectorAll("img"))) {
-    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_MARKER)
+    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_PLACEHOLDER)
   }
 }

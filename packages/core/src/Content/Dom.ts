@@ -1,7 +1,6 @@
-/** Parsing HTML into a linkedom document (nesting bounded first, see Nesting.ts) and small DOM helpers. */
+/** Parsing HTML into a linkedom document (after the Prefilter pass) and small DOM helpers. */
 import { parseHTML } from "linkedom"
-import { limitNesting } from "./Nesting.js"
-import { stripNonContent } from "./Prefilter.js"
+import { type PrefilterOptions, prefilter } from "./Prefilter.js"
 
 export type Doc = Document
 
@@ -10,8 +9,8 @@ export const TEXT_NODE = 3
 
 const parse = (html: string) => (parseHTML(html) as unknown as { document: Doc }).document
 
-export const parseDocument = (input: string): Doc => {
-  const html = limitNesting(stripNonContent(input))
+export const parseDocument = (input: string, options?: PrefilterOptions): Doc => {
+  const html = prefilter(input, options)
   let document = parse(html)
   // linkedom builds no <html>/<body> for fragments or text; wrap them so every page has a body.
   if (document.documentElement?.tagName !== "HTML" || document.body === null)
@@ -19,8 +18,44 @@ export const parseDocument = (input: string): Doc => {
   return document
 }
 
-/** Elements of the subtree in document order, without recursion. */
-export const descendants = (root: Element): Array<Element> => Array.from(root.querySelectorAll("*"))
+/**
+ * The elements under `root` whose tag is one of `tags`, grouped by tag, in document order: one walk without the
+ * selector engine (linkedom compiles a selector on every query and walks every node, attributes included).
+ */
+export const elementsByTag = (root: Element, tags: ReadonlySet<string>): Map<string, Array<Element>> => {
+  const found = new Map<string, Array<Element>>()
+  // The walk starts at the root itself and never goes past it (the root's siblings stay out).
+  const pending: Array<Node> = []
+  let node: Node | null = root
+  for (;;) {
+    if (node === null) {
+      const finished = pending.pop()
+      if (finished === undefined || finished === root) break
+      node = finished.nextSibling
+      continue
+    }
+    if (node.nodeType === ELEMENT_NODE) {
+      const element = node as Element
+      const tag = element.localName
+      if (tags.has(tag)) {
+        const list = found.get(tag)
+        if (list === undefined) found.set(tag, [element])
+        else list.push(element)
+      }
+      const first = element.firstChild
+      if (first !== null) {
+        pending.push(element)
+        node = first
+        continue
+      }
+    }
+    node = node === root ? null : node.nextSibling
+  }
+  return found
+}
+
+/** The class attribute as written (linkedom's `getAttribute("class")` rebuilds it from the token list). */
+export const classOf = (element: Element): string => element.getAttributeNode("class")?.value ?? ""
 
 /** Resolves a reference against a base; undefined for unparsable URLs. */
 export const absolute = (reference: string, base: string): string | undefined => {
@@ -31,9 +66,9 @@ export const absolute = (reference: string, base: string): string | undefined =>
   }
 }
 
-/** The document's base URL: `<base href>` resolved against the page URL, else the page URL. */
-export const baseUrl = (document: Doc, pageUrl: string): string => {
-  const href = document.querySelector("base[href]")?.getAttribute("href")
+/** The document's base URL: the first `<base href>` resolved against the page URL, else the page URL. */
+export const baseUrl = (bases: ReadonlyArray<Element>, pageUrl: string): string => {
+  const href = bases.find((base) => base.hasAttribute("href"))?.getAttribute("href")
   return (href !== null && href !== undefined ? absolute(href, pageUrl) : undefined) ?? pageUrl
 }
 

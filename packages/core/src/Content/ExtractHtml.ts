@@ -2,12 +2,13 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
-import { absolutizeUrls, BASE64_MARKER, BASE64_PLACEHOLDER, removeJunk, replaceBase64Images } from "./Clean.js"
-import { baseUrl, parseDocument } from "./Dom.js"
-import { extractImages, extractLinks } from "./Links.js"
+import { absolutizeUrls, replaceBase64Images } from "./Clean.js"
+import { baseUrl, elementsByTag, parseDocument } from "./Dom.js"
+import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
 import { toMarkdown } from "./Markdown.js"
-import { extractMetadata } from "./Metadata.js"
+import { extractMetadata, METADATA_TAGS } from "./Metadata.js"
+import { pageStats } from "./PageStats.js"
 import { keepMatching, removeMatching } from "./Selectors.js"
 
 export { InvalidSelectorError } from "./Selectors.js"
@@ -53,28 +54,38 @@ const contentRoot = (document: Document): Element => {
 
 /** Throws `InvalidSelectorError` when an include/exclude selector cannot be parsed. */
 export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlExtraction => {
-  const document = parseDocument(html)
-  const base = baseUrl(document, options.url)
-  // Metadata, links and images describe the whole page, before anything is removed.
-  const metadata = extractMetadata(document, base)
-  const links = options.formats.links ? extractLinks(document, base) : undefined
-  const images = options.formats.images ? extractImages(document, base) : undefined
+  // Selectors may name any attribute and the html output shows them all; markdown alone needs only a few.
+  const keepAttributes = options.formats.html || options.includeTags.length > 0 || options.excludeTags.length > 0
+  const document = parseDocument(html, { keepAttributes })
+  // Metadata, links and images describe the whole page, before anything is removed: one walk finds their elements.
+  const found = elementsByTag(
+    document.documentElement,
+    new Set<string>([
+      ...METADATA_TAGS,
+      ...(options.formats.links ? LINK_TAGS : []),
+      ...(options.formats.images ? IMAGE_TAGS : []),
+    ]),
+  )
+  const base = baseUrl(found.get("base") ?? [], options.url)
+  const metadata = extractMetadata(document, found, base)
+  const links = options.formats.links ? extractLinks(found, base) : undefined
+  const images = options.formats.images ? extractImages(found, base) : undefined
   if (!options.formats.markdown && !options.formats.html)
     return { metadata, ...(links ? { links } : {}), ...(images ? { images } : {}) }
 
   let body: Element = contentRoot(document)
   if (options.includeTags.length > 0) body = keepMatching(document, options.includeTags)
-  removeJunk(body)
   removeMatching(body, options.excludeTags)
-  absolutizeUrls(body, base)
+  const stats = pageStats(body)
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
   const content =
-    options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(document, body).root : body
+    options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(document, stats).root : body
+  absolutizeUrls(content, base)
   const cleanedHtml = options.formats.html ? content.innerHTML.trim() : undefined
   let markdown: string | undefined
   if (options.formats.markdown) {
     if (options.removeBase64Images) replaceBase64Images(content)
-    markdown = toMarkdown(content).replaceAll(`(${BASE64_MARKER})`, `(${BASE64_PLACEHOLDER})`)
+    markdown = toMarkdown(content)
   }
   return {
     metadata,

@@ -1,35 +1,51 @@
 /** Links and images of the whole page, absolute and deduplicated in document order. */
-import { absolute, type Doc, largestSrcset } from "./Dom.js"
+import { absolute, largestSrcset } from "./Dom.js"
 
-export const extractLinks = (document: Doc, base: string): Array<string> => {
+type Found = ReadonlyMap<string, ReadonlyArray<Element>>
+
+/** The elements links and images are read from (besides the metadata's `meta`). */
+export const LINK_TAGS = ["a"] as const
+export const IMAGE_TAGS = ["img", "source"] as const
+
+/** Every `a[href]`, absolute; `javascript:` and `data:` left out, `mailto:`/`tel:` kept (as Firecrawl does). */
+export const extractLinks = (found: Found, base: string): Array<string> => {
   const links = new Set<string>()
-  for (const anchor of Array.from(document.querySelectorAll("a[href]"))) {
-    const href = (anchor.getAttribute("href") ?? "").trim()
-    if (href === "" || /^(javascript|data|vbscript):/i.test(href)) continue
+  for (const anchor of found.get("a") ?? []) {
+    const href = anchor.getAttribute("href")?.trim()
+    if (!href || /^(javascript|data|vbscript):/i.test(href)) continue
     const resolved = absolute(href, base)
     if (resolved !== undefined) links.add(resolved)
   }
   return [...links]
 }
 
-export const extractImages = (document: Doc, base: string): Array<string> => {
+/** The source of an image: the largest `srcset` candidate, else `src`, else a lazy-loading attribute. */
+export const imageSource = (image: Element): string | undefined => {
+  const srcset = image.getAttribute("srcset") ?? image.getAttribute("data-srcset")
+  return (
+    (srcset ? largestSrcset(srcset) : undefined) ??
+    image.getAttribute("src") ??
+    image.getAttribute("data-src") ??
+    image.getAttribute("data-lazy-src") ??
+    image.getAttribute("data-original") ??
+    undefined
+  )
+}
+
+/** Images: `img` (largest candidate), `picture > source`, `og:image` and `twitter:image`; no inline `data:` URIs. */
+export const extractImages = (found: Found, base: string): Array<string> => {
   const images = new Set<string>()
   const add = (reference: string | null | undefined) => {
     if (!reference || reference.trim().startsWith("data:")) return
     const resolved = absolute(reference, base)
     if (resolved !== undefined) images.add(resolved)
   }
-  for (const image of Array.from(document.querySelectorAll("img"))) {
-    const srcset = image.getAttribute("srcset") ?? image.getAttribute("data-srcset")
-    add((srcset ? largestSrcset(srcset) : undefined) ?? image.getAttribute("src") ?? image.getAttribute("data-src"))
+  for (const image of found.get("img") ?? []) add(imageSource(image))
+  for (const source of found.get("source") ?? [])
+    if (source.parentElement?.localName === "picture") add(largestSrcset(source.getAttribute("srcset") ?? ""))
+  for (const meta of found.get("meta") ?? []) {
+    const key = (meta.getAttribute("property") ?? meta.getAttribute("name") ?? "").toLowerCase()
+    if (key === "og:image" || key === "twitter:image") add(meta.getAttribute("content"))
   }
-  for (const source of Array.from(document.querySelectorAll("picture source[srcset]")))
-    add(largestSrcset(source.getAttribute("srcset") ?? ""))
-  for (const meta of Array.from(
-    document.querySelectorAll(
-      'meta[property="og:image"], meta[name="og:image"], meta[name="twitter:image"], meta[property="twitter:image"]',
-    ),
-  ))
-    add(meta.getAttribute("content"))
   return [...images]
 }

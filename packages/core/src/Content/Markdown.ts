@@ -1,8 +1,14 @@
 /**
- * DOM → markdown with turndown: ATX headings, `-` bullets, fenced code with its language, GFM tables (our own
- * rules: the GFM plugin reads `table.rows`, which linkedom lacks) and strikethrough.
+ * DOM → markdown in one walk over the cleaned content: ATX headings, `-` bullets, fenced code with its language,
+ * GFM tables and strikethrough, `*`/`**` emphasis, inline links and images.
+ *
+ * Purpose-built rather than turndown: turndown first rewrites the DOM to collapse whitespace and then runs a dozen
+ * regular expressions per text node, which made it the largest cost on text-heavy pages. Here whitespace is
+ * collapsed as text is written: a space is owed, not written, and is dropped at line and block boundaries, and
+ * emphasis or link openers are held back until content follows them (so `<em> a </em>` gives ` *a* `, and an
+ * empty link gives nothing). Nesting is bounded before parsing (Prefilter), so recursion here stays shallow.
  */
-import TurndownService from "turndown"
+import { ELEMENT_NODE, TEXT_NODE } from "./Dom.js"
 import { fence } from "./TextToMarkdown.js"
 
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)/i
@@ -19,107 +25,296 @@ const codeLanguage = (pre: Element): string => {
   return ""
 }
 
-const rowsOf = new WeakMap<Element, Array<Element>>()
-/** The rows of a table, not of the tables nested in it. */
-const tableRows = (table: Element): Array<Element> => {
-  let rows = rowsOf.get(table)
-  if (rows === undefined) {
-    rows = Array.from(table.querySelectorAll("tr")).filter((row) => row.closest("table") === table)
-    rowsOf.set(table, rows)
+/** Elements that start and end a block; every other element flows inline. */
+const BLOCK = new Set(
+  (
+    "address article aside audio blockquote body center dd details dialog dir div dl dt fieldset figcaption figure " +
+    "footer form frameset h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu nav ol output p pre section " +
+    "summary table tbody td tfoot th thead tr ul video"
+  ).split(" "),
+)
+const DELIMITERS: Record<string, string> = { em: "*", i: "*", strong: "**", b: "**", del: "~~", s: "~~", strike: "~~" }
+
+const collapse = (text: string) => text.replace(/[ \t\n\r\f]+/g, " ")
+/** Characters markdown would read as syntax anywhere in a line. */
+const SYNTAX = /[\\`*_[\]]/
+const escapeInline = (text: string) => (SYNTAX.test(text) ? text.replace(/[\\`*_[\]]/g, "\\$&") : text)
+/** Characters markdown would read as syntax at the start of a line: headings, list markers, quotes, rules. */
+const escapeLineStart = (text: string) =>
+  text.replace(/^(?:#{1,6}(?= )|[-+](?= )|>|=+|~~~)/, "\\$&").replace(/^(\d+)\.(?= )/, "$1\\.")
+
+/** A growing markdown text that owes spaces, line breaks and openers until content arrives. */
+class Writer {
+  private readonly parts: Array<string> = []
+  /** The last character written ("" before any). */
+  private last = ""
+  /** Newlines owed before the next content (at most 2: one blank line). */
+  private breaks = 0
+  private space = false
+  private readonly openers: Array<{ readonly mark: string }> = []
+  /** Inside a link: blocks (a card's heading and teaser) run on as one line of link text. */
+  inline = 0
+
+  constructor(
+    /** Inside a list item: a nested list follows its item's text on the next line. */
+    readonly inItem = false,
+  ) {}
+
+  private append(text: string): void {
+    this.parts.push(text)
+    this.last = text[text.length - 1] ?? this.last
   }
+
+  private atLineStart(): boolean {
+    return this.last === "" || this.last === "\n" || this.breaks > 0
+  }
+
+  /** Writes owed breaks, the owed space and (unless the content is only blank) held-back openers. */
+  private flush(openers = true): void {
+    if (this.last !== "" && this.breaks > 0) this.append("\n".repeat(this.breaks))
+    else if (this.space && this.last !== "" && this.last !== "\n" && this.last !== " ") this.append(" ")
+    this.breaks = 0
+    this.space = false
+    if (!openers) return
+    for (const opener of this.openers) this.append(opener.mark)
+    this.openers.length = 0
+  }
+
+  /** Text of a text node. */
+  text(raw: string): void {
+    const text = collapse(raw)
+    if (text === "") return
+    const leading = text.startsWith(" ")
+    const trailing = text.length > 1 && text.endsWith(" ")
+    // Only collapsible spaces are trimmed: a no-break space is content.
+    const core = text.slice(leading ? 1 : 0, trailing ? -1 : text.length)
+    if (leading) this.space = true
+    if (core === "") return
+    if (core.trim() === "") {
+      // No-break spaces: kept, but they open no emphasis or link (`<b>&nbsp;</b>` is not `** **`).
+      this.flush(false)
+      this.append(core)
+      this.space = trailing
+      return
+    }
+    const escaped = escapeInline(core)
+    const lineStart = this.atLineStart() && this.openers.length === 0
+    this.flush()
+    this.append(lineStart ? escapeLineStart(escaped) : escaped)
+    this.space = trailing
+  }
+
+  /** Content written as is (markup, code). */
+  raw(markup: string): void {
+    if (markup === "") return
+    this.flush()
+    this.append(markup)
+  }
+
+  /** Holds back an opening delimiter until content follows; returns the token `close` takes. */
+  open(mark: string): object {
+    const opener = { mark }
+    this.openers.push(opener)
+    return opener
+  }
+
+  /** Closes what `open` opened; nothing at all when no content came in between. */
+  close(token: object, mark: string): void {
+    const held = this.openers.indexOf(token as { mark: string })
+    if (held >= 0) this.openers.splice(held)
+    else this.append(mark)
+  }
+
+  lineBreak(): void {
+    if (this.inline > 0) this.space = true
+    else {
+      if (this.last !== "") this.breaks = Math.min(2, this.breaks + 1)
+      this.space = false
+    }
+  }
+
+  block(gap = 2): void {
+    if (this.inline > 0) this.space = true
+    else {
+      if (this.last !== "" && this.last !== "\n") this.breaks = Math.max(this.breaks, gap)
+      this.space = false
+    }
+  }
+
+  /** A block of finished markdown (a list, a table, a fenced block), set off by blank lines. */
+  rawBlock(markdown: string, gap = 2): void {
+    if (markdown === "") return
+    if (this.inline > 0) {
+      this.block()
+      this.raw(markdown.replace(/\s*\n\s*/g, " "))
+      this.block()
+      return
+    }
+    this.block(gap)
+    this.raw(markdown)
+    this.block(gap)
+  }
+
+  toString(): string {
+    return this.parts.join("")
+  }
+}
+
+const render = (element: Element, inItem = false): string => {
+  const writer = new Writer(inItem)
+  children(element, writer)
+  return writer.toString().trim()
+}
+
+const children = (parent: Element, writer: Writer): void => {
+  for (let node = parent.firstChild; node !== null; node = node.nextSibling) {
+    if (node.nodeType === TEXT_NODE) writer.text((node as Text).data)
+    else if (node.nodeType === ELEMENT_NODE) element(node as Element, writer)
+  }
+}
+
+const element = (node: Element, writer: Writer) => {
+  const tag = node.localName
+  switch (tag) {
+    case "br":
+      return writer.lineBreak()
+    case "hr":
+      return writer.rawBlock("---")
+    case "pre":
+      return writer.rawBlock(fence(node.textContent ?? "", codeLanguage(node)))
+    case "ul":
+    case "ol":
+      return writer.rawBlock(list(node), writer.inItem ? 1 : 2)
+    case "table":
+      return table(node, writer)
+    case "blockquote": {
+      const quoted = render(node)
+      return writer.rawBlock(quoted.replace(/^/gm, "> ").replace(/^> $/gm, ">"))
+    }
+    case "img":
+      return writer.raw(image(node))
+    case "a":
+      return link(node, writer)
+    case "code":
+      return writer.raw(inlineCode(node.textContent ?? ""))
+  }
+  if (tag.length === 2 && tag[0] === "h" && tag[1]! >= "1" && tag[1]! <= "6") {
+    if (writer.inline > 0) {
+      writer.block()
+      children(node, writer)
+      return writer.block()
+    }
+    const text = render(node).replace(/\s*\n\s*/g, " ")
+    return text === "" ? undefined : writer.rawBlock(`${"#".repeat(Number(tag[1]))} ${text}`)
+  }
+  const delimiter = DELIMITERS[tag]
+  if (delimiter !== undefined) {
+    const token = writer.open(delimiter)
+    children(node, writer)
+    return writer.close(token, delimiter)
+  }
+  const isBlock = BLOCK.has(tag)
+  if (isBlock) writer.block()
+  children(node, writer)
+  if (isBlock) writer.block()
+}
+
+/** Items get markers; anything else in the list (text used for indentation, stray elements) is a plain line. */
+const list = (node: Element): string => {
+  const start = Number.parseInt(node.getAttribute("start") ?? "1", 10)
+  let number = Number.isFinite(start) ? start : 1
+  const lines: Array<string> = []
+  let loose = new Writer()
+  const flushLoose = () => {
+    const text = loose.toString().trim()
+    if (text !== "") lines.push(text)
+    loose = new Writer()
+  }
+  for (let child = node.firstChild; child !== null; child = child.nextSibling) {
+    if (child.nodeType === TEXT_NODE) loose.text((child as Text).data)
+    else if (child.nodeType !== ELEMENT_NODE) continue
+    else if ((child as Element).localName !== "li") element(child as Element, loose)
+    else {
+      flushLoose()
+      const marker = node.localName === "ol" ? `${number++}. ` : "- "
+      lines.push(marker + render(child as Element, true).replace(/\n(?!\n)/g, `\n${" ".repeat(marker.length)}`))
+    }
+  }
+  flushLoose()
+  return lines.join("\n")
+}
+
+const image = (node: Element): string => {
+  const src = node.getAttribute("src")
+  if (!src) return ""
+  const alt = escapeInline(collapse(node.getAttribute("alt") ?? "").trim())
+  const title = collapse(node.getAttribute("title") ?? "").trim()
+  return `![${alt}](${src.replace(/[()]/g, "\\$&")}${title ? ` "${title.replace(/"/g, '\\"')}"` : ""})`
+}
+
+const SKIP_LINK = /^\s*skip to (main )?content\s*$/i
+
+const link = (node: Element, writer: Writer) => {
+  const href = node.getAttribute("href")
+  if (href === null || href === "") return children(node, writer)
+  if (href.startsWith("#") && SKIP_LINK.test(node.textContent ?? "")) return
+  const title = collapse(node.getAttribute("title") ?? "").trim()
+  const token = writer.open("[")
+  writer.inline++
+  children(node, writer)
+  writer.inline--
+  writer.close(token, `](${href.replace(/[()]/g, "\\$&")}${title ? ` "${title.replace(/"/g, '\\"')}"` : ""})`)
+}
+
+/** Inline code in a fence of backticks longer than any run inside it. */
+const inlineCode = (raw: string): string => {
+  const code = collapse(raw)
+  if (code.trim() === "") return ""
+  const longest = Math.max(0, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length))
+  const fence = "`".repeat(longest + 1)
+  const pad = code.startsWith("`") || code.endsWith("`") ? " " : ""
+  return `${fence}${pad}${code}${pad}${fence}`
+}
+
+/** The rows of a table, not of the tables nested in it. */
+const rowsOf = (table: Element): Array<Element> => {
+  const rows: Array<Element> = []
+  const visit = (parent: Element) => {
+    for (let child = parent.firstElementChild; child !== null; child = child.nextElementSibling) {
+      if (child.localName === "tr") rows.push(child)
+      else if (child.localName !== "table") visit(child)
+    }
+  }
+  visit(table)
   return rows
 }
 
 const cellsOf = (row: Element) =>
-  Array.from(row.children).filter((cell) => cell.tagName === "TH" || cell.tagName === "TD")
+  Array.from(row.children).filter((cell) => cell.localName === "th" || cell.localName === "td")
 const span = (cell: Element) =>
   Math.max(1, Math.min(100, Number.parseInt(cell.getAttribute("colspan") ?? "1", 10) || 1))
-const width = (row: Element) => cellsOf(row).reduce((total, cell) => total + span(cell), 0)
 
-/** GFM needs a header row: the first row of every table is one, followed by the separator. */
-const isHeaderRow = (row: Element): boolean => {
-  const table = row.closest("table")
-  return table !== null && tableRows(table)[0] === row
+/** GFM needs a header row: the first row with cells is one, followed by the separator. */
+const table = (node: Element, writer: Writer): void => {
+  const caption = Array.from(node.children).find((child) => child.localName === "caption")
+  if (caption !== undefined) writer.rawBlock(render(caption))
+  const rows = rowsOf(node)
+    .map(cellsOf)
+    .filter((cells) => cells.length > 0)
+  if (rows.length === 0) return
+  const widths = rows.map((cells) => cells.reduce((total, cell) => total + span(cell), 0))
+  const columns = Math.max(...widths, 1)
+  const lines = rows.map((cells, index) => {
+    const line = cells
+      .map((cell) => {
+        const text = render(cell).replace(/\s+/g, " ").replace(/\|/g, "\\|")
+        return `${text === "" ? "" : ` ${text}`} |${" |".repeat(span(cell) - 1)}`
+      })
+      .join("")
+    return index === 0 ? `|${line}${" |".repeat(columns - widths[0]!)}\n|${" --- |".repeat(columns)}` : `|${line}`
+  })
+  writer.rawBlock(lines.join("\n"))
 }
 
-const makeService = (): TurndownService => {
-  const service = new TurndownService({
-    headingStyle: "atx",
-    codeBlockStyle: "fenced",
-    bulletListMarker: "-",
-    hr: "---",
-    emDelimiter: "*",
-    strongDelimiter: "**",
-  })
-  service.addRule("fencedCode", {
-    filter: (node) => node.nodeName === "PRE",
-    replacement: (_content, node) =>
-      `\n\n${fence((node as HTMLElement).textContent ?? "", codeLanguage(node as Element))}\n\n`,
-  })
-  service.addRule("strikethrough", {
-    filter: ["del", "s", "strike" as keyof HTMLElementTagNameMap],
-    replacement: (content) => (content.trim() === "" ? content : `~~${content}~~`),
-  })
-  service.addRule("tableCell", {
-    filter: ["th", "td"],
-    replacement: (content, node) => {
-      const text = content.replace(/\n+/g, " ").replace(/\|/g, "\\|").replace(/\s+/g, " ").trim()
-      const element = node as Element
-      const first = element.parentElement !== null && cellsOf(element.parentElement)[0] === element
-      return `${first ? "| " : " "}${text} |${" |".repeat(span(element) - 1)}`
-    },
-  })
-  service.addRule("tableRow", {
-    filter: "tr",
-    replacement: (content, node) => {
-      const row = node as Element
-      if (cellsOf(row).length === 0) return ""
-      const line = `\n${content.trim()}`
-      if (!isHeaderRow(row)) return line
-      const table = row.closest("table")!
-      const columns = Math.max(...tableRows(table).map(width), 1)
-      const padded = `${line}${" |".repeat(Math.max(0, columns - width(row)))}`
-      return `${padded}\n|${" --- |".repeat(columns)}`
-    },
-  })
-  service.addRule("tableSection", {
-    filter: ["thead", "tbody", "tfoot"],
-    replacement: (content) => content,
-  })
-  service.addRule("table", {
-    filter: "table",
-    replacement: (content) => `\n\n${content.replace(/\n+/g, "\n").trim()}\n\n`,
-  })
-  service.addRule("emptyLink", {
-    filter: (node) =>
-      node.nodeName === "A" && (node.textContent ?? "").trim() === "" && node.querySelector("img") === null,
-    replacement: () => "",
-  })
-  service.addRule("skipLink", {
-    filter: (node) =>
-      node.nodeName === "A" &&
-      (node.getAttribute("href") ?? "").startsWith("#") &&
-      /^\s*skip to (main )?content\s*$/i.test(node.textContent ?? ""),
-    replacement: () => "",
-  })
-  return service
-}
-
-let shared: TurndownService | undefined
-
-/** Tidies turndown's output: no trailing spaces, at most one blank line in a row. */
-const tidy = (markdown: string) =>
-  markdown
-    .replace(/[ \t]+$/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim()
-
-/**
- * Markdown of `root`, which it consumes: turndown deep-copies its input before normalising whitespace, and on
- * linkedom node creation is the single largest cost, so the copy is skipped by letting the root clone to itself.
- */
-export const toMarkdown = (root: Element): string => {
-  shared ??= makeService()
-  Object.defineProperty(root, "cloneNode", { value: () => root, configurable: true })
-  return tidy(shared.turndown(root as unknown as HTMLElement))
-}
+/** Markdown of `root`. */
+export const toMarkdown = (root: Element): string => render(root)

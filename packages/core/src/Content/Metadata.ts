@@ -45,10 +45,17 @@ const add = (metadata: PageMetadata, key: string, value: string) => {
   else metadata[key] = [existing, value]
 }
 
-export const extractMetadata = (document: Doc, base: string): PageMetadata => {
+/** The elements metadata is read from, found in one walk of the whole document (see `elementsByTag`). */
+export const METADATA_TAGS = ["meta", "title", "link", "base"] as const
+
+export const extractMetadata = (
+  document: Doc,
+  found: ReadonlyMap<string, ReadonlyArray<Element>>,
+  base: string,
+): PageMetadata => {
   const metadata: PageMetadata = {}
   const named: PageMetadata = {}
-  for (const meta of Array.from(document.querySelectorAll("meta"))) {
+  for (const meta of found.get("meta") ?? []) {
     const key = meta.getAttribute("name") ?? meta.getAttribute("property") ?? meta.getAttribute("itemprop")
     const content = meta.getAttribute("content")
     if (key === null || content === null || key === "") continue
@@ -58,10 +65,12 @@ export const extractMetadata = (document: Doc, base: string): PageMetadata => {
   }
   // Firecrawl joins repeated descriptions into one string.
   if (Array.isArray(named.description)) named.description = named.description.join(", ")
-  const title = document.querySelector("title")?.textContent?.replace(/\s+/g, " ").trim()
+  const title = found.get("title")?.[0]?.textContent?.replace(/\s+/g, " ").trim()
   const fallbackTitle = first(metadata["og:title"]) ?? first(metadata["twitter:title"])
   const language = document.documentElement?.getAttribute("lang")?.trim()
-  const icon = document.querySelector('link[rel~="icon" i][href], link[rel="shortcut icon" i][href]')
+  const icon = (found.get("link") ?? []).find(
+    (link) => link.hasAttribute("href") && /(^|\s)icon(\s|$)/i.test(link.getAttribute("rel") ?? ""),
+  )
   const favicon = icon ? absolute(icon.getAttribute("href") ?? "", base) : undefined
   return {
     ...metadata,

@@ -1,27 +1,170 @@
 /**
- * Removes, from the HTML text, what never becomes content — scripts, styles, templates, inline SVG drawings and
- * comments — before the DOM is built. Parsing is the largest cost of the pipeline and these are often most of a
- * page's nodes; cutting them from the string (a regular-expression pass at hundreds of MB/s) is far cheaper than
- * building and then removing them. Boundaries follow the HTML tokenizer: a script ends at the first `</script`.
+ * One linear pass over the HTML text, before the DOM is built. Parsing is the largest cost of the pipeline and
+ * linkedom pays for every node (element, attribute, text) it creates, so what never becomes content is cut here,
+ * where cutting is a string copy:
+ *
+ * - scripts, styles, templates, inline SVG drawings, `<noscript>`, comments, and `<link>`s other than icons;
+ * - whitespace-only text between block-level tags (a fifth of a typical page's nodes), never inside `<pre>`;
+ * - attributes nothing downstream reads (event handlers, `data-*` and `aria-*` except the few that matter), unless
+ *   the caller keeps them: caller-given selectors may name any attribute, and the `html` output shows them;
+ * - nesting deeper than `MAX_DEPTH`: deeper tags become spaces and their text stays. linkedom's parser slows down
+ *   quadratically on very deep nesting and recursive walks (the markdown writer, serialisation) overflow the stack.
+ *
+ * It is a scanner, not a parser: the depth is an estimate (void elements, and elements whose end tag is optional —
+ * p, li, td… — do not count, so ordinary tag soup never trips it), and raw-text elements are skipped the way the
+ * HTML tokenizer skips them: a script ends at the first `</script`.
  */
-const NON_CONTENT = /<!--[\s\S]*?(?:-->|$)|<(script|style|template|svg|noscript)\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi
 
-export const stripNonContent = (html: string): string => {
+export const MAX_DEPTH = 256
+
+const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>/g
+
+/** Dropped with their content. */
+const DROPPED = new Set(["script", "style", "template", "svg", "noscript", "iframe", "noembed", "noframes"])
+/** Raw text: their content is text even where it looks like tags. */
+const RAW_TEXT = new Set(["textarea", "title", "xmp"])
+/** Whitespace next to these is layout, not text. */
+const BLOCK = new Set(
+  (
+    "html head body meta link base title div p ul ol li dl dt dd table caption thead tbody tfoot tr td th colgroup " +
+    "col section article header footer nav aside main h1 h2 h3 h4 h5 h6 hgroup form fieldset legend figure " +
+    "figcaption blockquote pre hr br address details summary option optgroup select picture source video audio iframe " +
+    "menu center dialog"
+  ).split(" "),
+)
+const NOT_NESTING = new Set(
+  (
+    "area base br col embed hr img input link meta source track wbr param p li dt dd option optgroup tr td th " +
+    "thead tbody tfoot colgroup rb rt rp html head body"
+  ).split(" "),
+)
+/** Attributes worth a look before rewriting a tag (a cheap test; most tags have none). */
+const NOISY =
+  /\s(?:on[a-z]|data-|aria-|tabindex|target|jsaction|jsname|jscontroller|jsmodel|sizes|loading|decoding|_ng|ng-|v-)/i
+const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?/g
+/** `data-*` and `aria-*` attributes that are read downstream: lazy images, code languages, visibility. */
+const KEPT_DATA = new Set([
+  "data-src",
+  "data-srcset",
+  "data-lazy-src",
+  "data-original",
+  "data-lang",
+  "data-language",
+  "aria-hidden",
+])
+
+const isNoisy = (name: string): boolean => {
+  const lower = name.toLowerCase()
+  if (KEPT_DATA.has(lower)) return false
+  return (
+    lower.startsWith("data-") ||
+    lower.startsWith("aria-") ||
+    (lower.startsWith("on") && lower.length > 2) ||
+    lower === "tabindex" ||
+    lower === "target" ||
+    lower === "sizes" ||
+    lower === "loading" ||
+    lower === "decoding" ||
+    lower.startsWith("js") ||
+    lower.startsWith("_ng") ||
+    lower.startsWith("ng-") ||
+    lower.startsWith("v-")
+  )
+}
+
+const slimAttributes = (attributes: string): string => {
+  if (!NOISY.test(attributes)) return attributes
+  let kept = ""
+  ATTRIBUTE.lastIndex = 0
+  for (let match = ATTRIBUTE.exec(attributes); match !== null; match = ATTRIBUTE.exec(attributes))
+    if (!isNoisy(match[1]!)) kept += ` ${match[0]}`
+  // A trailing `/` (self-closing) is not an attribute and must stay.
+  return /\/\s*$/.test(attributes) ? `${kept} /` : kept
+}
+
+const isWhitespace = (html: string, from: number, to: number): boolean => {
+  for (let i = from; i < to; i++) {
+    const code = html.charCodeAt(i)
+    if (code !== 0x20 && code !== 0x0a && code !== 0x09 && code !== 0x0d && code !== 0x0c) return false
+  }
+  return true
+}
+
+/** Index just after the end tag `</name…>` searched from `from`, or the end of the text. */
+const afterEndTag = (html: string, name: string, from: number): number => {
+  const close = new RegExp(`</${name}\\s*>`, "ig")
+  close.lastIndex = from
+  return close.exec(html) === null ? html.length : close.lastIndex
+}
+
+export interface PrefilterOptions {
+  /** Nesting kept (default `MAX_DEPTH`). */
+  readonly maxDepth?: number
+  /** Keep every attribute. */
+  readonly keepAttributes?: boolean
+}
+
+export const prefilter = (html: string, options: PrefilterOptions = {}): string => {
+  const limit = options.maxDepth ?? MAX_DEPTH
+  const keepAttributes = options.keepAttributes ?? false
   const out: Array<string> = []
   let cursor = 0
-  NON_CONTENT.lastIndex = 0
-  for (let match = NON_CONTENT.exec(html); match !== null; match = NON_CONTENT.exec(html)) {
-    out.push(html.slice(cursor, match.index))
-    const name = match[1]
-    cursor = NON_CONTENT.lastIndex
-    // A comment, or a self-closed element (`<svg … />`), ends where the match ends.
-    if (name === undefined || match[0].endsWith("/>")) continue
-    const close = new RegExp(`</${name}\\s*>`, "ig")
-    close.lastIndex = cursor
-    const end = close.exec(html)
-    cursor = end === null ? html.length : close.lastIndex
-    NON_CONTENT.lastIndex = cursor
+  let previousIsBlock = true
+  let depth = 0
+  let preformatted = 0
+  TOKEN.lastIndex = 0
+  for (let match = TOKEN.exec(html); match !== null; match = TOKEN.exec(html)) {
+    const start = match.index
+    const end = TOKEN.lastIndex
+    const rawName = match[2]
+    if (rawName === undefined) {
+      // A comment: dropped; the text around it stays.
+      if (start > cursor) out.push(html.slice(cursor, start))
+      cursor = end
+      continue
+    }
+    const name = rawName.toLowerCase()
+    const closing = match[1] === "/"
+    const attributes = match[3] ?? ""
+    const selfClosing = attributes.endsWith("/")
+    const isBlock = BLOCK.has(name)
+    if (start > cursor && !(preformatted === 0 && (previousIsBlock || isBlock) && isWhitespace(html, cursor, start)))
+      out.push(html.slice(cursor, start))
+    cursor = end
+    if (DROPPED.has(name) || (name === "link" && !/icon/i.test(attributes))) {
+      if (!closing && !selfClosing && name !== "link") cursor = afterEndTag(html, name, end)
+      TOKEN.lastIndex = cursor
+      previousIsBlock = false
+      continue
+    }
+    previousIsBlock = isBlock
+    const inside = depth > limit
+    const nests = !NOT_NESTING.has(name) && !selfClosing
+    let keep: boolean
+    if (!nests) keep = !inside
+    else if (closing) {
+      keep = depth <= limit
+      depth = Math.max(0, depth - 1)
+    } else keep = ++depth <= limit
+    if (!keep) {
+      out.push(" ")
+      continue
+    }
+    if (name === "pre" || name === "listing") preformatted = Math.max(0, preformatted + (closing ? -1 : 1))
+    out.push(
+      attributes === "" || closing || keepAttributes
+        ? html.slice(start, end)
+        : `<${rawName}${slimAttributes(attributes)}>`,
+    )
+    if (!closing && RAW_TEXT.has(name)) {
+      // The content and end tag as they are; an unclosed one runs to the end of the text.
+      const after = afterEndTag(html, name, end)
+      out.push(html.slice(end, after))
+      if (nests) depth = Math.max(0, depth - 1)
+      cursor = after
+      TOKEN.lastIndex = after
+    }
   }
-  out.push(html.slice(cursor))
+  if (cursor < html.length) out.push(html.slice(cursor))
   return out.join("")
 }

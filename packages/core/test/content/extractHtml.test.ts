@@ -81,6 +81,31 @@ describe("markdown", () => {
     expect(result).not.toContain("iVBOR")
   })
 
+  it("writes nested and numbered lists, keeping text a list holds outside its items", () => {
+    const html = `<body><ul><li>One <b>bold</b></li><li>Two<ul><li>nested</li></ul></li></ul>
+      <ol start="3"><li><p>para a</p><p>para b</p></li><li>x</li></ol><ul> indented <i>aside</i> </ul></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "- One **bold**\n- Two\n  - nested\n\n3. para a\n\n   para b\n4. x\n\nindented *aside*",
+    )
+  })
+
+  it("collapses whitespace around emphasis, drops empty emphasis and links, and escapes markdown syntax", () => {
+    const html = `<body><p>a <em> spaced </em>b<strong></strong> c <a href="/e"></a><b>&nbsp;</b>d</p>
+      <p># not a heading, a_b *c* [d]</p><p>- not a list</p><p>line<br>break</p>
+      <p><code>a\`b</code> and <a href="/x(1)" title='say "hi"'>link</a></p></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "a *spaced* b c \u00a0d\n\n\\# not a heading, a\\_b \\*c\\* \\[d\\]\n\n\\- not a list\n\nline\nbreak\n\n" +
+        '``a`b`` and [link](https://site.example/x\\(1\\) "say \\"hi\\"")',
+    )
+  })
+
+  it("writes a card link's heading and teaser as one line of link text, and quotes blockquotes", () => {
+    const html = `<body><a href="/card"><div><h3>Card</h3><p>Teaser</p></div></a><blockquote><p>quoted</p><p>two</p></blockquote></body>`
+    expect(markdown(html, { onlyMainContent: false })).toBe(
+      "[Card Teaser](https://site.example/card)\n\n> quoted\n>\n> two",
+    )
+  })
+
   it("drops scripts, styles and skip links", () => {
     const html = `<body><a href="#main">Skip to content</a><script>alert(1)</script><style>p{}</style><p id="main">Text stays.</p></body>`
     expect(markdown(html, { onlyMainContent: false })).toBe("Text stays.")
@@ -146,25 +171,68 @@ describe("textToMarkdown", () => {
   })
 })
 
-describe("limitNesting", () => {
-  it("leaves ordinary pages and tag soup untouched and flattens only deep nesting", async () => {
-    const { limitNesting } = await import("../../src/Content/Nesting.js")
+describe("prefilter", () => {
+  it("leaves ordinary pages and tag soup untouched apart from scripts, and flattens only deep nesting", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
     const soup = `<body>${"<p>unclosed paragraph ".repeat(500)}<ul>${"<li>item".repeat(500)}</ul><script>${"<div>".repeat(1000)}</script></body>`
-    expect(limitNesting(soup)).toBe(soup)
+    expect(prefilter(soup)).toBe(soup.replace(/<script>.*<\/script>/, ""))
     const deep = `${"<div>".repeat(300)}text${"</div>".repeat(300)}`
-    const limited = limitNesting(deep, 256)
+    const limited = prefilter(deep, { maxDepth: 256 })
     expect(limited.match(/<div>/g)).toHaveLength(256)
     expect(limited.match(/<\/div>/g)).toHaveLength(256)
     expect(limited).toContain("text")
   })
+
+  it("cuts scripts, styles, SVG, templates and comments but nothing after a self-closed element", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const html = `<p>a</p><script type="x">if (a < b) {}</script><style>p{}</style><!-- note --><svg><path d="M0"/></svg><svg class="i"/><p>b</p><template><p>t</p></template><p>c</p>`
+    expect(prefilter(html)).toBe("<p>a</p><p>b</p><p>c</p>")
+    expect(prefilter("<p>x</p><script>never closed")).toBe("<p>x</p>")
+  })
+
+  it("drops handler, data and aria attributes except those read later, and layout whitespace outside <pre>", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const html = `<div onclick="go()" data-track="1" aria-label="x" class="c">\n  <img data-src="/a.jpg" alt="a" />\n  <pre>\n  x\n</pre>  <span>a</span> <span>b</span></div>`
+    expect(prefilter(html)).toBe(
+      `<div class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
+    )
+    expect(prefilter(html, { keepAttributes: true })).toBe(
+      `<div onclick="go()" data-track="1" aria-label="x" class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
+    )
+  })
+})
+
+describe("selectors and html output", () => {
+  const page = `<body><div data-testid="story" aria-label="Story"><p>${sentence("kept", 1)}</p></div><div data-role="promo"><p>${sentence("promo", 1)}</p></div></body>`
+
+  it("matches includeTags and excludeTags on any attribute, data-* and aria-* included", () => {
+    const included = markdown(page, { includeTags: ['[data-testid="story"]'] })
+    expect(included).toContain("The kept study")
+    expect(included).not.toContain("The promo study")
+    const excluded = markdown(page, { onlyMainContent: false, excludeTags: ['[data-role="promo"]'] })
+    expect(excluded).toContain("The kept study")
+    expect(excluded).not.toContain("The promo study")
+  })
+
+  it("keeps the page's attributes in the html output", () => {
+    const html = extractHtml(
+      page,
+      options({ onlyMainContent: false, formats: { ...options().formats, html: true } }),
+    ).html
+    expect(html).toContain('data-testid="story"')
+    expect(html).toContain('aria-label="Story"')
+  })
 })
 
 describe("broken and tricky pages", () => {
-  it("does not mistake self-closing SVG shapes for nesting", async () => {
-    const { limitNesting } = await import("../../src/Content/Nesting.js")
+  it("does not mistake self-closing foreign elements for nesting", async () => {
+    const { prefilter } = await import("../../src/Content/Prefilter.js")
+    const formulas = `<math>${'<mi mathvariant="normal"/>'.repeat(1000)}</math>`.repeat(5)
+    const html = `<body>${formulas}<p>text</p></body>`
+    expect(prefilter(html)).toBe(html)
+    // Inline SVG drawings, self-closed shapes and all, never reach the parser.
     const icons = `<svg>${'<path d="M0 0"/>'.repeat(1000)}</svg>`.repeat(5)
-    const html = `<body>${icons}<p>text</p></body>`
-    expect(limitNesting(html)).toBe(html)
+    expect(prefilter(`<body>${icons}<p>text</p></body>`)).toBe("<body><p>text</p></body>")
   })
 
   it("reads content the parser left outside the body", () => {
@@ -179,14 +247,5 @@ describe("broken and tricky pages", () => {
     expect(result).toContain("The seen study")
     expect(result).not.toContain("secret drawer")
     expect(result).not.toContain("ghost")
-  })
-})
-
-describe("stripNonContent", () => {
-  it("cuts scripts, styles, SVG, templates and comments but nothing after a self-closed element", async () => {
-    const { stripNonContent } = await import("../../src/Content/Prefilter.js")
-    const html = `<p>a</p><script type="x">if (a < b) {}</script><style>p{}</style><!-- note --><svg><path d="M0"/></svg><svg class="i"/><p>b</p><template><p>t</p></template><p>c</p>`
-    expect(stripNonContent(html)).toBe("<p>a</p><p>b</p><p>c</p>")
-    expect(stripNonContent("<p>x</p><script>never closed")).toBe("<p>x</p>")
   })
 })
