@@ -1,20 +1,9 @@
-import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeMapRequest, MAX_MAP_LIMIT } from "../../src/Domain/MapRequest.js"
-import type { RequestError } from "../../src/Errors.js"
 import { mapError } from "../../src/Http/ErrorResponse.js"
+import { decoding } from "../support/decoding.js"
 
-const decode = (input: unknown) => Effect.runSync(Effect.either(decodeMapRequest(input)))
-const ok = (input: unknown) => {
-  const result = decode(input)
-  if (Either.isLeft(result)) throw new Error(`expected success, got ${result.left.message}`)
-  return result.right
-}
-const bad = (input: unknown): RequestError => {
-  const result = decode(input)
-  if (Either.isRight(result)) throw new Error("expected a validation error")
-  return result.left
-}
+const { ok, bad } = decoding(decodeMapRequest)
 
 describe("MapRequest", () => {
   it("applies Firecrawl v2's map defaults and keeps the URL as sent", () => {

@@ -1,20 +1,9 @@
-import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeStrict } from "../../src/Domain/Decode.js"
 import { ScrapeRequest } from "../../src/Domain/ScrapeOptions.js"
-import type { RequestError } from "../../src/Errors.js"
+import { decoding } from "../support/decoding.js"
 
-const decode = (input: unknown) => Effect.runSync(Effect.either(decodeStrict(ScrapeRequest)(input)))
-const ok = (input: unknown) => {
-  const result = decode(input)
-  if (Either.isLeft(result)) throw new Error(`expected success, got ${result.left.message}`)
-  return result.right
-}
-const bad = (input: unknown): RequestError => {
-  const result = decode(input)
-  if (Either.isRight(result)) throw new Error("expected a validation error")
-  return result.left
-}
+const { ok, bad } = decoding(decodeStrict(ScrapeRequest))
 
 describe("ScrapeRequest", () => {
   it("applies v2's defaults", () => {

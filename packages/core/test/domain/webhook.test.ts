@@ -1,20 +1,10 @@
-import { Effect, Either, Schema } from "effect"
+import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { decodeStrict } from "../../src/Domain/Decode.js"
 import { Webhook } from "../../src/Domain/Webhook.js"
-import type { RequestError } from "../../src/Errors.js"
+import { decoding } from "../support/decoding.js"
 
-const decode = (input: unknown) => Effect.runSync(Effect.either(decodeStrict(Webhook)(input)))
-const ok = (input: unknown) => {
-  const result = decode(input)
-  if (Either.isLeft(result)) throw new Error(`expected success, got ${result.left.message}`)
-  return result.right
-}
-const bad = (input: unknown): RequestError => {
-  const result = decode(input)
-  if (Either.isRight(result)) throw new Error("expected a validation error")
-  return result.left
-}
+const { ok, bad } = decoding(decodeStrict(Webhook))
 
 const ALL = ["started", "page", "completed", "failed"]
 
