@@ -13,6 +13,7 @@ const webdata = new Webdata({
   allowPrivateAddresses: true,
   worker: { concurrency },
   contentThreads: Number(process.env.CONTENT_THREADS ?? 1),
+  ...(process.env.CONTENT_THREAD_MB ? { contentThreadMb: Number(process.env.CONTENT_THREAD_MB) } : {}),
   store: SqliteJobStore.layer({ filename }),
 })
 const { id } = await webdata.startCrawl(url, {

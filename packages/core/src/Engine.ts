@@ -51,6 +51,8 @@ export interface EngineOptions {
    * but one (`WEBDATA_CONTENT_THREADS`).
    */
   readonly contentThreads?: number
+  /** Heap limit of one content thread in MiB (`WEBDATA_CONTENT_THREAD_MB`). Default 512. */
+  readonly contentThreadMb?: number
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -98,7 +100,10 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
     cacheOff: options.cacheMaxBytes === 0,
-    builder: DocumentBuilder.layerThreads({ threads: options.contentThreads ?? 0 }),
+    builder: DocumentBuilder.layerThreads({
+      threads: options.contentThreads ?? 0,
+      ...(options.contentThreadMb !== undefined ? { maxHeapMb: options.contentThreadMb } : {}),
+    }),
     worker: workerLayer(options.worker),
     jobs: JobsConfig.layer(options.jobs ?? {}),
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),

@@ -118,6 +118,4 @@ export const Formats = Schema.Array(FormatInput).pipe(
 
 export const DEFAULT_FORMATS: ReadonlyArray<Format> = [{ type: "markdown" }]
 
-/** Whether a format of the given type was asked for. */
-export const hasFormat = (formats: ReadonlyArray<Format>, type: FormatType): boolean =>
-  formats.some((format) => format.type === type)
+export { hasFormat } from "./HasFormat.js"

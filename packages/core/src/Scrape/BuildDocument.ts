@@ -3,7 +3,7 @@ import { STATUS_CODES } from "node:http"
 import { extractHtml } from "../Content/ExtractHtml.js"
 import { textToMarkdown } from "../Content/TextToMarkdown.js"
 import type { Document, DocumentMetadata } from "../Domain/Document.js"
-import { hasFormat } from "../Domain/Formats.js"
+import { hasFormat } from "../Domain/HasFormat.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 
 export interface PageContent {
