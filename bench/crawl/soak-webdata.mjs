@@ -4,7 +4,7 @@
  * <sqlite file>`. Drains the documents page by page while the crawl runs (holding none), prints `completed <n>`
  * after each poll and, at the end, `result <json>`.
  */
-import { Webdata } from "@webdata/core"
+import { Webdata } from "@webdata/core/engine"
 import { SqliteJobStore } from "@webdata/store-sqlite"
 
 const [url, pages, filename] = process.argv.slice(2)

@@ -10,7 +10,8 @@
  * `CheerioCrawler` + turndown in this process instead (request queue and dataset persisted to disk, its default) as
  * a reference.
  *
- * Run: `npm run crawl-soak -w @webdata/bench` (PAGES=20000, CRAWLER=webdata|crawlee, CONTENT_THREADS=1).
+ * Run: `npm run crawl-soak -w @webdata/bench` (PAGES=20000, CRAWLER=webdata|crawlee, CONTENT_THREADS=1; CHILD_FLAGS passes
+ * Node flags to the webdata process, e.g. `--max-old-space-size=128`).
  */
 
 import { spawn } from "node:child_process"
@@ -58,7 +59,13 @@ let completedPages = 0
 const crawlWithWebdata = async () => {
   const child = spawn(
     process.execPath,
-    [new URL("./soak-webdata.mjs", import.meta.url).pathname, site.url, String(PAGES), database],
+    [
+      ...(process.env.CHILD_FLAGS ? process.env.CHILD_FLAGS.split(" ") : []),
+      new URL("./soak-webdata.mjs", import.meta.url).pathname,
+      site.url,
+      String(PAGES),
+      database,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   )
   let result: { completed: number; distinct: number; failed: number; peakRss: number } | undefined

@@ -12,7 +12,7 @@
 import { Clock, Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { getDomain } from "tldts"
 import { decodeBody } from "./Content/Charset.js"
-import { extractHtml } from "./Content/ExtractHtml.js"
+import type { extractHtml } from "./Content/ExtractHtml.js"
 import { disallowAll } from "./Crawl/Robots.js"
 import { fetchRobots, sitemapUrls } from "./Crawl/SiteFiles.js"
 import { MAX_MAP_LIMIT, type MapRequest } from "./Domain/MapRequest.js"
@@ -94,13 +94,13 @@ const text = (value: string | ReadonlyArray<string> | undefined): string | undef
 }
 
 /** Links, title and description of a fetched page: metadata and links only, no markdown. */
-const readPage = (url: string, depth: number, page: FetchedPage): Visit => {
+const readPage = (extract: typeof extractHtml, url: string, depth: number, page: FetchedPage): Visit => {
   const answered = { url, depth, finalUrl: page.url, links: [] as ReadonlyArray<string> }
   if (page.status < 200 || page.status >= 300) return { ...answered, gone: page.status === 404 || page.status === 410 }
   if (!isHtml(page)) return { ...answered, gone: false }
   try {
     const html = decodeBody(page.body.subarray(0, MAX_HTML_BYTES), page.contentType)
-    const { metadata, links } = extractHtml(html, {
+    const { metadata, links } = extract(html, {
       url: page.url,
       onlyMainContent: false,
       includeTags: [],
@@ -188,6 +188,10 @@ const warningFor = (request: MapRequest, seed: string, found: number, timedOut: 
 
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
+  // The HTML pipeline loads with the first map, not with the engine (a crawl worker parses on content threads).
+  const extract = yield* Effect.cached(
+    Effect.promise(() => import("./Content/ExtractHtml.js")).pipe(Effect.map((module) => module.extractHtml)),
+  )
 
   /** Fills `findings`: the start page, then the sitemaps and the link walk side by side. */
   const discover = (request: MapRequest, findings: Findings, deadline: number) =>
@@ -216,7 +220,7 @@ export const make = Effect.gen(function* () {
           const fetched = yield* Effect.either(fetcher.fetch({ url, headers, timeoutMs, skipTlsVerification: true }))
           return Either.isLeft(fetched)
             ? ({ url, depth, links: [], gone: false, failure: fetched.left } satisfies Visit)
-            : readPage(url, depth, fetched.right)
+            : readPage(yield* extract, url, depth, fetched.right)
         }).pipe(Effect.withSpan("Map.visit", { attributes: { url, depth } }))
 
       const seedVisit = yield* visit(findings.base, 0)

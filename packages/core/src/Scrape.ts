@@ -7,14 +7,14 @@ import { Context, Duration, Effect, Layer, Option } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { decodeBody } from "./Content/Charset.js"
-import { findInvalidSelector } from "./Content/Selectors.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
-import { isTextual, type PageContent, type Provenance } from "./Scrape/BuildDocument.js"
+import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { isTextual } from "./Scrape/ContentTypes.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
@@ -46,6 +46,20 @@ export const retryAfterMs = (value: string | undefined, now: number): number | u
   const date = Date.parse(value)
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
+
+/**
+ * The first invalid CSS selector of `includeTags` / `excludeTags`. The checker (a DOM) loads only when a request has
+ * selectors: processes whose pages are parsed on content threads keep the parser out of their main thread.
+ */
+const invalidSelector = (input: ScrapeInput) =>
+  (input.includeTags ?? []).length + (input.excludeTags ?? []).length === 0
+    ? Effect.succeed(undefined)
+    : Effect.map(
+        Effect.promise(() => import("./Content/Selectors.js")),
+        ({ findInvalidSelector }) =>
+          findInvalidSelector("includeTags", input.includeTags ?? []) ??
+          findInvalidSelector("excludeTags", input.excludeTags ?? []),
+      )
 
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
@@ -104,9 +118,7 @@ export const make = Effect.gen(function* () {
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
     const problem = unsupportedOption(input)
     if (problem !== undefined) return yield* problem
-    const badSelector =
-      findInvalidSelector("includeTags", input.includeTags ?? []) ??
-      findInvalidSelector("excludeTags", input.excludeTags ?? [])
+    const badSelector = yield* invalidSelector(input)
     if (badSelector !== undefined)
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: badSelector.message })
     const scrapeId = uuidv7()

@@ -5,6 +5,7 @@ import { textToMarkdown } from "../Content/TextToMarkdown.js"
 import type { Document, DocumentMetadata } from "../Domain/Document.js"
 import { hasFormat } from "../Domain/HasFormat.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import { isHtml } from "./ContentTypes.js"
 
 export interface PageContent {
   /** Final URL after redirects. */
@@ -20,18 +21,6 @@ export interface Provenance {
   readonly cacheState: "hit" | "miss"
   readonly cachedAt?: string
 }
-
-const HTML_TYPES = /\b(text\/html|application\/xhtml\+xml)\b/i
-const TEXT_TYPES =
-  /^(text\/|application\/(json|[\w.+-]+\+json|xml|[\w.+-]+\+xml|javascript|x-javascript|ecmascript|csv|x-ndjson|ld\+json|yaml|x-yaml|toml))/i
-
-/** Whether the content type (or, without one, the body) says HTML. */
-export const isHtml = (contentType: string | undefined, body: string): boolean =>
-  contentType === undefined || contentType === "" ? /^\s*</.test(body.slice(0, 512)) : HTML_TYPES.test(contentType)
-
-/** Whether the engine can make a document of this content type at all. */
-export const isTextual = (contentType: string | undefined): boolean =>
-  contentType === undefined || contentType === "" || HTML_TYPES.test(contentType) || TEXT_TYPES.test(contentType)
 
 export const buildDocument = (options: ScrapeOptions, page: PageContent, provenance: Provenance): Document => {
   const wants = {

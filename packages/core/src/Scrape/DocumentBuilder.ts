@@ -14,7 +14,7 @@ import { Config, Context, Effect, Layer } from "effect"
 import type { Document } from "../Domain/Document.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { ScrapeError } from "../Errors.js"
-import { buildDocument, type PageContent, type Provenance } from "./BuildDocument.js"
+import type { PageContent, Provenance } from "./BuildDocument.js"
 
 export interface BuildRequest {
   readonly id: number
@@ -41,13 +41,18 @@ export class DocumentBuilder extends Context.Tag("@webdata/core/DocumentBuilder"
 const failure = (url: string, message: string) =>
   new ScrapeError({ reason: "EngineFailed", url, message: `Could not process the content of ${url}: ${message}` })
 
-/** On the caller's thread. */
+/** On the caller's thread (the pipeline loads on first use, so a process that uses threads never loads it here). */
 export const layerInline: Layer.Layer<DocumentBuilder> = Layer.succeed(DocumentBuilder, {
   build: (options, page, provenance) =>
-    Effect.try({
-      try: () => buildDocument(options, page, provenance),
-      catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
-    }).pipe(Effect.withSpan("Scrape.buildDocument")),
+    Effect.promise(() => import("./BuildDocument.js")).pipe(
+      Effect.flatMap(({ buildDocument }) =>
+        Effect.try({
+          try: () => buildDocument(options, page, provenance),
+          catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+        }),
+      ),
+      Effect.withSpan("Scrape.buildDocument"),
+    ),
 })
 
 export interface ThreadOptions {
@@ -73,7 +78,8 @@ interface Slot {
  * sources (tests, `tsx`), the `.ts` file loaded through tsx's loader inside the thread.
  */
 const startWorker = (maxHeapMb: number): Worker => {
-  const limits = { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } }
+  // A small young generation: a thread's garbage is short-lived DOMs, and the default (tens of MiB) only adds RSS.
+  const limits = { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 8 } }
   if (import.meta.url.endsWith(".js")) return new Worker(new URL("./DocumentWorker.js", import.meta.url), limits)
   const entry = new URL("./DocumentWorker.ts", import.meta.url).href
   // The ESM build of tsx's API (a CommonJS `require.resolve` would find its CommonJS build).

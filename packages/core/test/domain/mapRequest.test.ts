@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { decodeMapRequest, MAX_MAP_LIMIT } from "../../src/Domain/MapRequest.js"
-import { mapError } from "../../src/Http/ErrorResponse.js"
+import { mapError } from "../../src/ErrorCodes.js"
 import { decoding } from "../support/decoding.js"
 
 const { ok, bad } = decoding(decodeMapRequest)

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
 import type { PageContent } from "../../src/Scrape/BuildDocument.js"

@@ -1,0 +1,20 @@
+/**
+ * `@webdata/core/engine`: the engine and the Promise facade without the HTTP contract, for apps and workers that embed
+ * webdata and serve no API. The same classes as the package root; it only loads less (no `@effect/platform` HTTP
+ * stack), which keeps a crawling process smaller.
+ */
+export type { Document } from "./Domain/Document.js"
+export type { EngineOptions, EngineServices } from "./Engine.js"
+export * as Engine from "./Engine.js"
+export { mapError } from "./ErrorCodes.js"
+export * from "./Errors.js"
+export {
+  type BatchScrapeOptions,
+  type CrawlOptions,
+  type JobSnapshot,
+  type MapOptions,
+  type PageOptions,
+  Webdata,
+  WebdataError,
+  type WebdataOptions,
+} from "./Webdata.js"
