@@ -11,7 +11,7 @@ import { encodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type NewTask, newId, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
-import { Webhooks } from "./Jobs/Webhooks.js"
+import { announce, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
 
 /** A batch admits any number of URLs over its life (`appendToId`): its limit is not a bound in practice. */
@@ -75,15 +75,7 @@ export const make = Effect.gen(function* () {
       },
       tasksOf(urls),
     )
-    if (request.webhook !== undefined)
-      yield* webhooks.send({
-        spec: request.webhook,
-        jobKind: "batch",
-        jobId: job.id,
-        event: "started",
-        success: true,
-        data: [],
-      })
+    yield* announce(webhooks, job, "started")
     return job
   })
 

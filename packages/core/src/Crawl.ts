@@ -14,7 +14,7 @@ import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
-import { Webhooks } from "./Jobs/Webhooks.js"
+import { announce, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
 
 export interface StartedCrawl {
@@ -116,15 +116,7 @@ export const make = Effect.gen(function* () {
       [frontierTask(spec, spec.url, 0)],
     )
     yield* signal.publish({ _tag: "WorkAdded" })
-    if (request.webhook !== undefined)
-      yield* webhooks.send({
-        spec: request.webhook,
-        jobKind: "crawl",
-        jobId: job.id,
-        event: "started",
-        success: true,
-        data: [],
-      })
+    yield* announce(webhooks, job, "started")
     return {
       job,
       ...(generated !== undefined

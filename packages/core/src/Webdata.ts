@@ -16,7 +16,7 @@ import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.j
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
 import type { EngineError } from "./Errors.js"
-import { JobControl } from "./Jobs/JobControl.js"
+import { JobControl, reportedTotal } from "./Jobs/JobControl.js"
 import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.js"
 import { type MapResult, MapService } from "./Map.js"
 import { Scrape } from "./Scrape.js"
@@ -177,7 +177,7 @@ export class Webdata {
           id: job.id,
           status: job.status,
           completed: job.completed,
-          total: job.status === "scraping" ? job.total - job.failed : job.completed,
+          total: reportedTotal(job),
           failed: job.failed,
           expiresAt: new Date(job.expiresAt),
           data: documents,

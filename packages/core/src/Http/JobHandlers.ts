@@ -9,7 +9,7 @@ import { Crawl } from "../Crawl.js"
 import { ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { decodeStrict } from "../Domain/Decode.js"
 import { RequestError } from "../Errors.js"
-import { JobControl, type StatusPage } from "../Jobs/JobControl.js"
+import { JobControl, reportedTotal, type StatusPage } from "../Jobs/JobControl.js"
 import type { Job, JobKind } from "../Jobs/JobStore.js"
 import { ownerOf } from "../Jobs/Owner.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -44,8 +44,7 @@ export const statusBody = (page: StatusPage, next: string | undefined) => {
     success: true as const,
     status: job.status,
     completed: job.completed,
-    // Firecrawl leaves failed pages out of `total`; once the job has ended, what it has is all there is.
-    total: job.status === "scraping" ? job.total - job.failed : job.completed,
+    total: reportedTotal(job),
     creditsUsed: job.completed,
     expiresAt: iso(job.expiresAt),
     createdAt: iso(job.createdAt),

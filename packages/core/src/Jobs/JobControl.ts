@@ -29,6 +29,12 @@ const notFound = () => new RequestError({ reason: "NotFound", code: "NOT_FOUND",
 
 export const isTerminal = (job: Job): boolean => job.status !== "scraping"
 
+/**
+ * The `total` a status answer reports: Firecrawl leaves failed pages out; once the job has ended, what it has is all
+ * there is (so `completed === total`).
+ */
+export const reportedTotal = (job: Job): number => (isTerminal(job) ? job.completed : job.total - job.failed)
+
 export class JobControl extends Context.Tag("@webdata/core/JobControl")<
   JobControl,
   {

@@ -18,7 +18,7 @@ import { type CrawlSpec, decodeSpec, type JobSpec } from "./JobSpec.js"
 import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
 import { hostGate, jobGate, Politeness } from "./Politeness.js"
 import { RobotsCache } from "./RobotsCache.js"
-import { Webhooks } from "./Webhooks.js"
+import { announce, Webhooks } from "./Webhooks.js"
 
 /** Attempts of a task before its failure is final (Firecrawl retries transient failures 3 times in all). */
 export const MAX_ATTEMPTS = 3
@@ -92,26 +92,6 @@ export const make = Effect.gen(function* () {
       ),
   })
 
-  const notify = (
-    context: JobContext,
-    event: "page" | "completed" | "failed",
-    success: boolean,
-    data: unknown[],
-    error?: string,
-  ) => {
-    const webhook = context.job.webhook as Parameters<typeof webhooks.send>[0]["spec"] | undefined
-    if (webhook === undefined) return Effect.void
-    return webhooks.send({
-      spec: webhook,
-      jobKind: context.job.kind === "crawl" ? "crawl" : "batch",
-      jobId: context.job.id,
-      event,
-      success,
-      data,
-      ...(error !== undefined ? { error } : {}),
-    })
-  }
-
   /** Records the task's end; announces the page and, for the last one, the job's completion. */
   const complete = Effect.fn("TaskRunner.complete")(function* (
     context: JobContext,
@@ -122,10 +102,10 @@ export const make = Effect.gen(function* () {
     deferrals.delete(task.id)
     const result = yield* store.completeTask(task, outcome)
     if (!result.recorded) return
-    if (outcome.document !== undefined) yield* notify(context, "page", true, [outcome.document])
+    if (outcome.document !== undefined) yield* announce(webhooks, context.job, "page", [outcome.document])
     else if (outcome.error !== undefined)
-      yield* notify(context, "page", false, [{ metadata: { sourceURL: task.url } }], outcome.error.message)
-    if (result.finished) yield* notify(context, "completed", true, [])
+      yield* announce(webhooks, context.job, "page", [{ metadata: { sourceURL: task.url } }], outcome.error.message)
+    if (result.finished) yield* announce(webhooks, context.job, "completed")
   })
 
   /** Robots rules of a URL's origin, or none when the crawl ignores robots.txt. */

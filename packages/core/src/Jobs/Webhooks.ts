@@ -24,6 +24,7 @@ import { v7 as uuidv7 } from "uuid"
 import type { WebhookEvent, WebhookSpec } from "../Domain/Webhook.js"
 import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
 import { UrlGuard } from "../Net/UrlGuard.js"
+import type { Job } from "./JobStore.js"
 
 export interface WebhookDelivery {
   readonly spec: WebhookSpec
@@ -42,6 +43,31 @@ export class Webhooks extends Context.Tag("@webdata/core/Webhooks")<
     readonly send: (delivery: WebhookDelivery) => Effect.Effect<void>
   }
 >() {}
+
+/**
+ * Announces an event of `job` to its webhook, if it has one (the job record keeps the request's decoded webhook).
+ * Like `send`, it only enqueues.
+ */
+export const announce = (
+  webhooks: Webhooks["Type"],
+  job: Job,
+  event: WebhookEvent,
+  data: ReadonlyArray<unknown> = [],
+  error?: string,
+): Effect.Effect<void> => {
+  const spec = job.webhook as WebhookSpec | undefined
+  if (spec === undefined) return Effect.void
+  return webhooks.send({
+    spec,
+    jobKind: job.kind === "crawl" ? "crawl" : "batch",
+    jobId: job.id,
+    event,
+    // Firecrawl's only unsuccessful event is the page that failed.
+    success: error === undefined,
+    data,
+    ...(error !== undefined ? { error } : {}),
+  })
+}
 
 export interface WebhooksOptions {
   /** HMAC-SHA256 key for `X-Firecrawl-Signature`; unset or empty: no signature header. */
