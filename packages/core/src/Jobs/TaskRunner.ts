@@ -78,6 +78,21 @@ export const make = Effect.gen(function* () {
   const politeness = new Politeness()
   const deferrals = new Map<string, number>()
 
+  /** Ends a job that cannot run (its stored options are unusable): failed, announced, its tasks never leased again. */
+  const abandon = (job: Job, reason: string) =>
+    store
+      .failJob(job.id, reason, Date.now())
+      .pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (failed) => announce(webhooks, failed, "failed", [], reason),
+          }),
+        ),
+        Effect.zipRight(Effect.logWarning(`Job ${job.id} failed: ${reason}`)),
+        Effect.as(Option.none<JobContext>()),
+      )
+
   const contexts = yield* Cache.make({
     capacity: 1000,
     timeToLive: Duration.minutes(10),
@@ -86,7 +101,12 @@ export const make = Effect.gen(function* () {
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.succeed(Option.none<JobContext>()),
-            onSome: (job) => Effect.map(decodeSpec(job.options), (spec) => Option.some(contextOf(job, spec))),
+            onSome: (job) =>
+              decodeSpec(job.options).pipe(
+                Effect.flatMap((spec) => Effect.try(() => contextOf(job, spec))),
+                Effect.map(Option.some),
+                Effect.catchAll((error) => abandon(job, `its stored options cannot be used: ${error.message}`)),
+              ),
           }),
         ),
       ),
@@ -221,6 +241,18 @@ export const make = Effect.gen(function* () {
     const found = yield* contexts.get(task.jobId)
     if (Option.isNone(found)) return
     const context = found.value
+    // Lease expiries count as attempts too: a page whose worker died each time (a crash, an OOM) is given up on
+    // rather than crash the next worker in a loop.
+    if (task.attempts >= MAX_ATTEMPTS) {
+      const message = `Gave up on ${task.url} after ${task.attempts} attempts: the worker running it stopped each time.`
+      yield* complete(context, lease, {
+        now: Date.now(),
+        error: { code: "SCRAPE_RETRY_LIMIT", message },
+        discovered: [],
+        robotsBlocked: [],
+      })
+      return
+    }
     const rules = yield* rulesFor(context, task.url)
     if (rules !== undefined && !rules.isAllowed(task.url)) {
       yield* complete(context, lease, { now: Date.now(), discovered: [], robotsBlocked: [task.url] })
