@@ -3,7 +3,9 @@
  * that records the page with the links it found (`completeTask`). Webhook events follow the commit, so a receiver
  * never hears of a page the store does not hold.
  */
+
 import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { LRUCache } from "lru-cache"
 import { type LinkFilter, makeLinkFilter } from "../Crawl/LinkFilter.js"
 import { allowAll } from "../Crawl/Robots.js"
 import { sitemapUrls } from "../Crawl/SiteFiles.js"
@@ -76,22 +78,21 @@ export const make = Effect.gen(function* () {
   const webhooks = yield* Webhooks
   const fetcher = yield* Fetcher
   const politeness = new Politeness()
-  const deferrals = new Map<string, number>()
+  // Retry-After deferrals per task; bounded, since a task deferred here may end on another worker or be cancelled.
+  const deferrals = new LRUCache<string, number>({ max: 10_000 })
 
   /** Ends a job that cannot run (its stored options are unusable): failed, announced, its tasks never leased again. */
   const abandon = (job: Job, reason: string) =>
-    store
-      .failJob(job.id, reason, Date.now())
-      .pipe(
-        Effect.flatMap(
-          Option.match({
-            onNone: () => Effect.void,
-            onSome: (failed) => announce(webhooks, failed, "failed", [], reason),
-          }),
-        ),
-        Effect.zipRight(Effect.logWarning(`Job ${job.id} failed: ${reason}`)),
-        Effect.as(Option.none<JobContext>()),
-      )
+    store.failJob(job.id, reason, Date.now()).pipe(
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.void,
+          onSome: (failed) => announce(webhooks, failed, "failed", [], reason),
+        }),
+      ),
+      Effect.zipRight(Effect.logWarning(`Job ${job.id} failed: ${reason}`)),
+      Effect.as(Option.none<JobContext>()),
+    )
 
   const contexts = yield* Cache.make({
     capacity: 1000,

@@ -9,7 +9,7 @@
  * store records each task's end exactly once, so a page is never lost nor counted twice.
  */
 import { hostname } from "node:os"
-import { Config, Duration, Effect, FiberMap, Layer, Option, Queue, Ref, Schedule } from "effect"
+import { Config, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Ref, Schedule } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { JobStore, type Task } from "./JobStore.js"
 import { TaskRunner } from "./TaskRunner.js"
@@ -55,16 +55,20 @@ export const run = (options: WorkerOptions = {}) =>
     const interruptJob = (jobId: string) =>
       Effect.forEach(tasksOfJob.get(jobId) ?? [], (taskId) => FiberMap.remove(fibers, taskId), { discard: true })
 
-    /** Keeps the lease fresh; ends (so that the race interrupts the task) when the lease is lost. */
+    /**
+     * Keeps the lease fresh; ends (so that the race interrupts the task) when the lease is lost. A store that fails to
+     * answer once is asked again at the next turn: the lease outlives two missed renewals.
+     */
     const renew = (lease: Ref.Ref<Task>) =>
       Effect.gen(function* () {
         while (true) {
           yield* Effect.sleep(Duration.millis(settings.leaseMs / 3))
-          const renewed = yield* store.renewLease(yield* Ref.get(lease), Date.now() + settings.leaseMs)
-          if (Option.isNone(renewed)) return
-          yield* Ref.set(lease, renewed.value)
+          const renewed = yield* Effect.either(store.renewLease(yield* Ref.get(lease), Date.now() + settings.leaseMs))
+          if (Either.isLeft(renewed)) yield* Effect.logWarning("Renewing a lease failed; trying again", renewed.left)
+          else if (Option.isNone(renewed.right)) return
+          else yield* Ref.set(lease, renewed.right.value)
         }
-      }).pipe(Effect.catchAll(() => Effect.void))
+      })
 
     const start = (task: Task) =>
       Effect.gen(function* () {

@@ -198,6 +198,13 @@ describe("crawl", () => {
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(450)
   })
 
+  it("renews the lease of a page that takes longer than the lease, so it is fetched once", async () => {
+    const s = await site({ pages: { "/": { links: ["/slow"] }, "/slow": { delayMs: 1200 } } })
+    const job = await engine({ worker: { leaseMs: 300, pollMs: 20 } }).crawl(s.url, { sitemap: "skip" })
+    expect(paths(job.data)).toEqual(["/", "/slow"])
+    expect(s.hits("/slow")).toBe(1)
+  })
+
   it("purges a job once it expires", async () => {
     const s = await site({ pages: { "/": {} } })
     const webdata = engine({ jobs: { jobTtlMs: 300 }, worker: { purgeEveryMs: 100 } })
