@@ -10,11 +10,9 @@ export * from "./Domain/Formats.js"
 export * from "./Domain/MapRequest.js"
 export * from "./Domain/ScrapeOptions.js"
 export * from "./Domain/Webhook.js"
-export type { EngineOptions, EngineServices } from "./Engine.js"
-export * as Engine from "./Engine.js"
+// The engine, its errors and the Promise facade: the same exports as `@webdata/core/engine`.
+export * from "./EngineOnly.js"
 export * from "./Engines/Fetcher.js"
-export { mapError } from "./ErrorCodes.js"
-export * from "./Errors.js"
 export { Authorization, Caller, ErrorBody, WebdataApi } from "./Http/Api.js"
 export * as CrawlWatch from "./Http/CrawlWatch.js"
 export * as ServerConfig from "./Http/ServerConfig.js"
@@ -26,13 +24,3 @@ export * as UrlGuard from "./Net/UrlGuard.js"
 export type { ScrapeInput } from "./Scrape.js"
 export * as Scrape from "./Scrape.js"
 export { VERSION } from "./Version.js"
-export {
-  type BatchScrapeOptions,
-  type CrawlOptions,
-  type JobSnapshot,
-  type MapOptions,
-  type PageOptions,
-  Webdata,
-  WebdataError,
-  type WebdataOptions,
-} from "./Webdata.js"
