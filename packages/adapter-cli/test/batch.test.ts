@@ -1,41 +1,36 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type RunningServer, serve } from "@webdata/adapter-express"
-import { Engine } from "@webdata/core"
+import type { RunningServer } from "@webdata/adapter-express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseUrlList } from "../src/commands/batch.js"
 import { spawnWebdata } from "./support/child.js"
-import { type LinkedSite, startLinkedSite } from "./support/linkedSite.js"
+import type { LinkedSite } from "./support/linkedSite.js"
 import { webdata } from "./support/run.js"
+import { pageHeaders, type SiteAndApi, startSiteAndApi } from "./support/siteAndApi.js"
 
 let site: LinkedSite
 let api: RunningServer
+let fixtures: SiteAndApi
 let dir: string
 let list: string
 beforeAll(async () => {
-  site = await startLinkedSite()
-  api = await serve({ port: 0, engine: Engine.layer({ allowPrivateAddresses: true }) })
+  fixtures = await startSiteAndApi()
+  ;({ site, api } = fixtures)
   dir = mkdtempSync(join(tmpdir(), "webdata-batch-"))
   list = join(dir, "urls.txt")
   writeFileSync(list, `# pages to scrape\n${site.url}/docs/intro\n\n  ${site.url}/docs/setup.html  \n# done\n`)
 })
-afterAll(async () => {
-  await api.close()
-  await site.close()
-})
-
-const headers = (stdout: string) =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("==> "))
-    .sort()
+afterAll(() => fixtures.close())
 
 describe("webdata batch", () => {
   it("scrapes every URL of the file", async () => {
     const result = await webdata(["batch", list])
     expect(result.code).toBe(0)
-    expect(headers(result.stdout)).toEqual([`==> ${site.url}/docs/intro <==`, `==> ${site.url}/docs/setup.html <==`])
+    expect(pageHeaders(result.stdout)).toEqual([
+      `==> ${site.url}/docs/intro <==`,
+      `==> ${site.url}/docs/setup.html <==`,
+    ])
     expect(result.stdout).toContain("# Setup")
   })
 
@@ -70,7 +65,7 @@ describe("webdata batch", () => {
     const skipped = await webdata(["batch", mixed, "--ignore-invalid-urls"])
     expect(skipped.code).toBe(0)
     expect(skipped.stderr).toBe("skipped invalid URL: ftp://example.com/\n")
-    expect(headers(skipped.stdout)).toEqual([`==> ${site.url}/docs/intro <==`])
+    expect(pageHeaders(skipped.stdout)).toEqual([`==> ${site.url}/docs/intro <==`])
     const empty = join(dir, "empty.txt")
     writeFileSync(empty, "# nothing yet\n\n")
     expect(await webdata(["batch", empty])).toMatchObject({ code: 1, stderr: `webdata: No URLs in ${empty}\n` })
@@ -111,7 +106,7 @@ describe("webdata worker", () => {
     try {
       const result = await webdata(["batch", list])
       expect(result.code).toBe(0)
-      expect(headers(result.stdout)).toHaveLength(2)
+      expect(pageHeaders(result.stdout)).toHaveLength(2)
     } finally {
       delete process.env.WEBDATA_STORE
       delete process.env.WEBDATA_WORKER

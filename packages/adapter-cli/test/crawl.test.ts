@@ -1,32 +1,24 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type RunningServer, serve } from "@webdata/adapter-express"
-import { Engine } from "@webdata/core"
+import type { RunningServer } from "@webdata/adapter-express"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeNamer, stemOf } from "../src/FileNames.js"
 import { makeProgress, progressLine } from "../src/Progress.js"
 import { spawnWebdata } from "./support/child.js"
-import { type LinkedSite, startLinkedSite } from "./support/linkedSite.js"
+import type { LinkedSite } from "./support/linkedSite.js"
 import { webdata } from "./support/run.js"
+import { pageHeaders, type SiteAndApi, startSiteAndApi } from "./support/siteAndApi.js"
 
 let site: LinkedSite
 let api: RunningServer
+let fixtures: SiteAndApi
 beforeAll(async () => {
-  site = await startLinkedSite()
-  api = await serve({ port: 0, engine: Engine.layer({ allowPrivateAddresses: true }) })
+  fixtures = await startSiteAndApi()
+  ;({ site, api } = fixtures)
 })
-afterAll(async () => {
-  await api.close()
-  await site.close()
-})
-
-const headers = (stdout: string) =>
-  stdout
-    .split("\n")
-    .filter((line) => line.startsWith("==> "))
-    .sort()
+afterAll(() => fixtures.close())
 
 const allPages = () =>
   ["/", "/about?lang=en", "/docs/intro", "/docs/intro.html", "/docs/setup.html"].map(
@@ -37,7 +29,7 @@ describe("webdata crawl", () => {
   it("prints every page of the site once, each under its URL", async () => {
     const result = await webdata(["crawl", site.url])
     expect(result.code).toBe(0)
-    expect(headers(result.stdout)).toEqual(allPages().sort())
+    expect(pageHeaders(result.stdout)).toEqual(allPages().sort())
     expect(result.stdout).toContain(`==> ${site.url}/docs/setup.html <==\n\n# Setup\n`)
     // Not a terminal: no progress line, no summary.
     expect(result.stderr).toBe("")
@@ -85,9 +77,9 @@ describe("webdata crawl", () => {
     expect(limited.code).toBe(0)
     expect(limited.stdout.trim().split("\n")).toHaveLength(2)
     const shallow = await webdata(["crawl", site.url, "--max-depth", "0", "--sitemap", "skip"])
-    expect(headers(shallow.stdout)).toEqual([`==> ${site.url}/ <==`])
+    expect(pageHeaders(shallow.stdout)).toEqual([`==> ${site.url}/ <==`])
     const excluded = await webdata(["crawl", site.url, "--exclude-paths", "^/docs/", "--exclude-paths", "^/about"])
-    expect(headers(excluded.stdout)).toEqual([`==> ${site.url}/ <==`])
+    expect(pageHeaders(excluded.stdout)).toEqual([`==> ${site.url}/ <==`])
     const html = await webdata(["crawl", site.url, "--max-depth", "0", "--format", "html", "--no-main-content"])
     expect(html.stdout).toContain("<h1>Home</h1>")
   })
@@ -110,7 +102,7 @@ describe("webdata crawl", () => {
   it("crawls through a server with --api-url, following its status pages", async () => {
     const result = await webdata(["crawl", site.url, "--api-url", api.url])
     expect(result.code).toBe(0)
-    expect(headers(result.stdout)).toEqual(allPages().sort())
+    expect(pageHeaders(result.stdout)).toEqual(allPages().sort())
     const refused = await webdata(["crawl", "ftp://example.com/", "--api-url", api.url])
     expect(refused.stderr).toBe("webdata: URL uses unsupported protocol (BAD_REQUEST)\n")
     const down = await webdata(["crawl", site.url, "--api-url", "http://127.0.0.1:9"])

@@ -1,19 +1,17 @@
-import { type RunningServer, serve } from "@webdata/adapter-express"
-import { Engine } from "@webdata/core"
+import type { RunningServer } from "@webdata/adapter-express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type LinkedSite, startLinkedSite } from "./support/linkedSite.js"
+import type { LinkedSite } from "./support/linkedSite.js"
 import { webdata } from "./support/run.js"
+import { type SiteAndApi, startSiteAndApi } from "./support/siteAndApi.js"
 
 let site: LinkedSite
 let api: RunningServer
+let fixtures: SiteAndApi
 beforeAll(async () => {
-  site = await startLinkedSite()
-  api = await serve({ port: 0, engine: Engine.layer({ allowPrivateAddresses: true }) })
+  fixtures = await startSiteAndApi()
+  ;({ site, api } = fixtures)
 })
-afterAll(async () => {
-  await api.close()
-  await site.close()
-})
+afterAll(() => fixtures.close())
 
 describe("webdata map", () => {
   it("prints the site's URLs one per line", async () => {
