@@ -3,13 +3,10 @@
  * documents, the scrape cache neither read nor written (each round must fetch every page), no sitemap, `concurrency` pages at once.
  */
 import { type CrawlOptions, Webdata } from "@webdata/core"
-import { SqliteJobStore } from "@webdata/store-sqlite"
 
 export interface WebdataRunOptions {
   readonly limit: number
   readonly concurrency: number
-  /** A SQLite file for the job store; in memory when absent. */
-  readonly sqlite?: string
 }
 
 const crawlOptions = (options: WebdataRunOptions): CrawlOptions => ({
@@ -25,7 +22,6 @@ const makeWebdata = (options: WebdataRunOptions) =>
     worker: { concurrency: options.concurrency },
     // As a server or `webdata worker` runs by default on this 2-core machine: one content thread.
     contentThreads: Number(process.env.CONTENT_THREADS ?? 1),
-    ...(options.sqlite === undefined ? {} : { store: SqliteJobStore.layer({ filename: options.sqlite }) }),
   })
 
 /** Crawls and waits, holding every document (the 2000-page comparison, where Crawlee's dataset holds them too). */

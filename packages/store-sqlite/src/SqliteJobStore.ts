@@ -520,15 +520,23 @@ export const layer = (options: SqliteJobStoreOptions): Layer.Layer<JobStore, Sto
  * with a `StoreError` that says what is accepted.
  */
 export const layerConfig: Layer.Layer<JobStore, StoreError | ConfigError.ConfigError> = Layer.unwrapEffect(
-  Effect.map(Config.string("WEBDATA_STORE").pipe(Config.withDefault("sqlite:.webdata/webdata.db")), (spec) => {
-    if (spec === "memory:") return MemoryJobStore.layer()
-    if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length)
-      return layer({ filename: spec.slice("sqlite:".length) })
-    return Layer.fail(
-      new StoreError({
-        reason: "Unavailable",
-        message: `Unsupported WEBDATA_STORE "${spec}": expected sqlite:<path> or memory:`,
-      }),
-    )
-  }),
+  Effect.map(
+    Config.all([
+      Config.string("WEBDATA_STORE").pipe(Config.withDefault("sqlite:.webdata/webdata.db")),
+      // The memory store holds the scrape cache in the process: this bounds it (0: the engine turns the cache off).
+      Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256)),
+    ]),
+    ([spec, cacheMb]) => {
+      if (spec === "memory:")
+        return MemoryJobStore.layer(cacheMb > 0 ? { cacheMaxBytes: Math.round(cacheMb * 1024 * 1024) } : {})
+      if (spec.startsWith("sqlite:") && spec.length > "sqlite:".length)
+        return layer({ filename: spec.slice("sqlite:".length) })
+      return Layer.fail(
+        new StoreError({
+          reason: "Unavailable",
+          message: `Unsupported WEBDATA_STORE "${spec}": expected sqlite:<path> or memory:`,
+        }),
+      )
+    },
+  ),
 )

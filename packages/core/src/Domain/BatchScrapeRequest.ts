@@ -3,7 +3,13 @@
  * `scrapeOptions`), a webhook, and `appendToId` to add URLs to a running batch.
  */
 import { Schema } from "effect"
-import { requestMetaFields, type ScrapeOptions, scrapeOptionFields } from "./ScrapeOptions.js"
+import {
+  requestMetaFields,
+  type ScrapeOptions,
+  scrapeOptionFields,
+  totalWaitWithinLimit,
+  waitForWithinTimeout,
+} from "./ScrapeOptions.js"
 import { urlProblem } from "./Url.js"
 import { Webhook } from "./Webhook.js"
 
@@ -31,11 +37,16 @@ export const BatchScrapeRequest = Schema.Struct({
   ignoreInvalidURLs: Schema.optional(Schema.Boolean),
   maxConcurrency: Schema.optional(Schema.Int.pipe(Schema.positive())),
   ...requestMetaFields,
-}).pipe(Schema.filter(urlsValidUnlessIgnored), Schema.annotations({ identifier: "BatchScrapeRequest" }))
+}).pipe(
+  Schema.filter(urlsValidUnlessIgnored),
+  Schema.filter(waitForWithinTimeout),
+  Schema.filter(totalWaitWithinLimit),
+  Schema.annotations({ identifier: "BatchScrapeRequest" }),
+)
 export type BatchScrapeRequest = typeof BatchScrapeRequest.Type
 export type BatchScrapeRequestInput = typeof BatchScrapeRequest.Encoded
 
-/** The scrape options part of a batch request (its cross-field rules re-checked by the schema). */
+/** The scrape options part of a batch request (its cross-field rules were checked with the request). */
 export const batchScrapeOptions = (request: BatchScrapeRequest): typeof ScrapeOptions.Type => {
   const {
     urls: _urls,

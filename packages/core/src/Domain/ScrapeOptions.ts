@@ -94,13 +94,13 @@ export const scrapeOptionFields = {
   useMock: Schema.optional(Schema.String),
 }
 
-const waitForWithinTimeout = <A extends { readonly waitFor: number; readonly timeout: number }>(options: A) =>
+export const waitForWithinTimeout = <A extends { readonly waitFor: number; readonly timeout: number }>(options: A) =>
   options.waitFor <= options.timeout / 2 || {
     path: ["waitFor"],
     message: "waitFor must not exceed half of timeout",
   }
 
-const totalWaitWithinLimit = <
+export const totalWaitWithinLimit = <
   A extends { readonly waitFor: number; readonly actions?: ReadonlyArray<Action> | undefined },
 >(
   options: A,
