@@ -24,6 +24,7 @@ import * as WorkSignal from "./Jobs/WorkSignal.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
+import * as HeapGrowth from "./Process/HeapGrowth.js"
 import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
 import * as Scrape from "./Scrape.js"
 
@@ -53,6 +54,12 @@ export interface EngineOptions {
   readonly contentThreads?: number
   /** Heap limit of one content thread in MiB (`WEBDATA_CONTENT_THREAD_MB`). Default 512. */
   readonly contentThreadMb?: number
+  /**
+   * Process-wide: how far (in % of the live heap) V8 lets the heap grow before a full collection; bounds the memory
+   * of a long crawl. Default: V8's own heuristics; servers and workers configured from the environment use 20
+   * (`WEBDATA_HEAP_GROWTH_PERCENT`).
+   */
+  readonly heapGrowthPercent?: number
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -68,10 +75,11 @@ interface Parts {
   readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
   readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
+  readonly heap: Layer.Layer<never>
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
-  const base = Layer.mergeAll(parts.guard, parts.store, WorkSignal.layer, parts.jobs)
+  const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs)
   const net = Layer.mergeAll(parts.fetcher, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
   const scrape = Scrape.layer.pipe(Layer.provide(cache), Layer.provide(parts.builder), Layer.provideMerge(net))
@@ -107,6 +115,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
     worker: workerLayer(options.worker),
     jobs: JobsConfig.layer(options.jobs ?? {}),
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
+    heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
   })
 
 /**
@@ -127,6 +136,7 @@ export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
         worker: worker ? Worker.layerConfig : undefined,
         jobs: JobsConfig.layerConfig,
         webhooks: Layer.orDie(Webhooks.layerConfig),
+        heap: HeapGrowth.layerConfig,
       })
     }).pipe(Effect.orDie),
   )

@@ -148,11 +148,17 @@ export const run = (options: WorkerOptions = {}) =>
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> =>
   Layer.scopedDiscard(run(options))
 
-/** The worker configured by `WEBDATA_WORKER_CONCURRENCY` (see docs/configuration.md). */
+/** The worker configured by `WEBDATA_WORKER_CONCURRENCY` and `WEBDATA_CACHE_TTL_HOURS` (docs/configuration.md). */
 export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
-  Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
-    Config.withDefault(defaults.concurrency),
-    Effect.map((concurrency) => layer({ concurrency })),
-    Effect.orDie,
-  ),
+  Effect.gen(function* () {
+    const concurrency = yield* Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
+      Config.withDefault(defaults.concurrency),
+    )
+    // Cached pages are purged at this age, so a maxAge or minAge longer than it finds nothing older.
+    const cacheTtlHours = yield* Config.number("WEBDATA_CACHE_TTL_HOURS").pipe(
+      Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
+      Config.withDefault(defaults.cacheTtlMs / (60 * 60 * 1000)),
+    )
+    return layer({ concurrency, cacheTtlMs: Math.round(cacheTtlHours * 60 * 60 * 1000) })
+  }).pipe(Effect.orDie),
 )
