@@ -1,23 +1,28 @@
 /** Cleanup of the chosen content: URLs absolute, the best `srcset` candidate in `src`, inline images marked. */
-import { absolute } from "./Dom.js"
+import { absolute, attr, type Element, elementsByTag } from "./Dom.js"
 import { imageSource } from "./Links.js"
 
+const LINKS_AND_IMAGES = new Set(["a", "img"])
+const IMAGES = new Set(["img"])
+
 /** Makes `href`/`src` absolute and moves the largest `srcset` (or lazy `data-src`) candidate into `src`. */
-export const absolutizeUrls = (root: ParentNode, base: string): void => {
-  for (const anchor of Array.from(root.querySelectorAll("a[href]"))) {
-    const href = anchor.getAttribute("href") ?? ""
-    if (/^\s*javascript:/i.test(href)) anchor.removeAttribute("href")
+export const absolutizeUrls = (root: Element, base: string): void => {
+  const found = elementsByTag(root, LINKS_AND_IMAGES)
+  for (const anchor of found.get("a") ?? []) {
+    const href = attr(anchor, "href")
+    if (href === undefined) continue
+    if (/^\s*javascript:/i.test(href)) delete anchor.attribs.href
     else if (!href.trim().startsWith("#")) {
       const resolved = absolute(href, base)
-      if (resolved !== undefined) anchor.setAttribute("href", resolved)
+      if (resolved !== undefined) anchor.attribs.href = resolved
     }
   }
-  for (const image of Array.from(root.querySelectorAll("img"))) {
+  for (const image of found.get("img") ?? []) {
     const candidate = imageSource(image)
     if (candidate === undefined) continue
     const resolved = candidate.startsWith("data:") ? candidate : absolute(candidate, base)
-    if (resolved !== undefined) image.setAttribute("src", resolved)
-    image.removeAttribute("srcset")
+    if (resolved !== undefined) image.attribs.src = resolved
+    delete image.attribs.srcset
   }
 }
 
@@ -25,8 +30,7 @@ export const absolutizeUrls = (root: ParentNode, base: string): void => {
 const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 /** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
-export const replaceBase64Images = (root: ParentNode): void => {
-  for (const image of Array.from(root.querySelectorAll("img"))) {
-    if ((image.getAttribute("src") ?? "").startsWith("data:")) image.setAttribute("src", BASE64_PLACEHOLDER)
-  }
+export const replaceBase64Images = (root: Element): void => {
+  for (const image of elementsByTag(root, IMAGES).get("img") ?? [])
+    if ((attr(image, "src") ?? "").startsWith("data:")) image.attribs.src = BASE64_PLACEHOLDER
 }

@@ -1,61 +1,91 @@
-/** Parsing HTML into a linkedom document (after the Prefilter pass) and small DOM helpers. */
-import { parseHTML } from "linkedom"
+/**
+ * The page's tree: htmlparser2's parser and domhandler's nodes (plain objects: children arrays, an attribute record),
+ * after the Prefilter pass, plus the few DOM operations the pipeline needs. A full DOM (linkedom) cost over half of
+ * the pipeline's time building nodes nobody asked it to make observable (bench/README.md, server overhead).
+ */
+import render from "dom-serializer"
+import { type ChildNode, type Document, Element, isTag, isText, type ParentNode } from "domhandler"
+import { appendChild, removeElement, textContent } from "domutils"
+import { parseDocument as parseTree } from "htmlparser2"
 import { type PrefilterOptions, prefilter } from "./Prefilter.js"
 
-export type Doc = Document
+export type { ChildNode, Document, ParentNode, Text } from "domhandler"
+export { Element, isTag, isText }
 
-export const ELEMENT_NODE = 1
-export const TEXT_NODE = 3
-
-const parse = (html: string) => (parseHTML(html) as unknown as { document: Doc }).document
-
-export const parseDocument = (input: string, options?: PrefilterOptions): Doc => {
-  const html = prefilter(input, options)
-  let document = parse(html)
-  // linkedom builds no <html>/<body> for fragments or text; wrap them so every page has a body.
-  if (document.documentElement?.tagName !== "HTML" || document.body === null)
-    document = parse(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`)
-  return document
+/** A parsed page: the document, its `<html>` element and the `<body>` in it. */
+export interface Page {
+  readonly document: Document
+  readonly root: Element
+  readonly body: Element
 }
 
+const isContent = (node: ChildNode): boolean => isTag(node) || (isText(node) && node.data.trim() !== "")
+
 /**
- * The elements under `root` whose tag is one of `tags`, grouped by tag, in document order: one walk without the
- * selector engine (linkedom compiles a selector on every query and walks every node, attributes included).
+ * Every page gets an `<html>` root with a `<body>`. The parser builds only what the markup says: fragments have
+ * neither, and content after `</html>` or beside `<body>` stays outside them. Such content moves into the root (so
+ * that `contentRoot` sees it), and a root without a body gets one holding everything but the head.
+ */
+export const parsePage = (input: string, options?: PrefilterOptions): Page => {
+  const document = parseTree(prefilter(input, options))
+  let root = document.children.find((node): node is Element => isTag(node) && node.name === "html")
+  const stray = document.children.filter((node) => node !== root && isContent(node))
+  if (root === undefined) {
+    root = newElement("html")
+    append(document, root)
+  }
+  for (const node of stray) append(root, node)
+  let body = root.children.find((node): node is Element => isTag(node) && node.name === "body")
+  if (body === undefined) {
+    body = newElement("body")
+    for (const node of root.children.filter((child) => !(isTag(child) && child.name === "head"))) append(body, node)
+    append(root, body)
+  }
+  return { document, root, body }
+}
+
+/** An attribute's value; own properties only (a page may name an attribute `constructor`). */
+export const attr = (element: Element, name: string): string | undefined =>
+  Object.hasOwn(element.attribs, name) ? element.attribs[name] : undefined
+
+export const hasAttr = (element: Element, name: string): boolean => Object.hasOwn(element.attribs, name)
+
+/** The class attribute as written. */
+export const classOf = (element: Element): string => attr(element, "class") ?? ""
+
+/** The element children of a node, in order. */
+export const elementChildren = (parent: ParentNode): Array<Element> => parent.children.filter(isTag)
+
+export const newElement = (name: string): Element => new Element(name, {})
+
+export const remove = (node: ChildNode): void => removeElement(node)
+
+/** Moves `child` (from wherever it is) to the end of `parent`. */
+export const append = (parent: ParentNode, child: ChildNode): void => appendChild(parent, child)
+
+/** The text of a subtree, as the DOM's `textContent`. */
+export const textOf = (node: ChildNode): string => textContent(node)
+
+/** The markup of the children (the DOM's `innerHTML`), with only `&`, `<`, `>` and quotes escaped. */
+export const innerHtml = (element: Element): string => render(element.children, { encodeEntities: "utf8" })
+
+/**
+ * The elements under `root` (itself included) whose tag is one of `tags`, grouped by tag, in document order: one
+ * walk instead of a selector query per tag.
  */
 export const elementsByTag = (root: Element, tags: ReadonlySet<string>): Map<string, Array<Element>> => {
   const found = new Map<string, Array<Element>>()
-  // The walk starts at the root itself and never goes past it (the root's siblings stay out).
-  const pending: Array<Node> = []
-  let node: Node | null = root
-  for (;;) {
-    if (node === null) {
-      const finished = pending.pop()
-      if (finished === undefined || finished === root) break
-      node = finished.nextSibling
-      continue
+  const visit = (element: Element) => {
+    if (tags.has(element.name)) {
+      const list = found.get(element.name)
+      if (list === undefined) found.set(element.name, [element])
+      else list.push(element)
     }
-    if (node.nodeType === ELEMENT_NODE) {
-      const element = node as Element
-      const tag = element.localName
-      if (tags.has(tag)) {
-        const list = found.get(tag)
-        if (list === undefined) found.set(tag, [element])
-        else list.push(element)
-      }
-      const first = element.firstChild
-      if (first !== null) {
-        pending.push(element)
-        node = first
-        continue
-      }
-    }
-    node = node === root ? null : node.nextSibling
+    for (const child of element.children) if (isTag(child)) visit(child)
   }
+  visit(root)
   return found
 }
-
-/** The class attribute as written (linkedom's `getAttribute("class")` rebuilds it from the token list). */
-export const classOf = (element: Element): string => element.getAttributeNode("class")?.value ?? ""
 
 /** Resolves a reference against a base; undefined for unparsable URLs. */
 export const absolute = (reference: string, base: string): string | undefined => {
@@ -68,8 +98,8 @@ export const absolute = (reference: string, base: string): string | undefined =>
 
 /** The document's base URL: the first `<base href>` resolved against the page URL, else the page URL. */
 export const baseUrl = (bases: ReadonlyArray<Element>, pageUrl: string): string => {
-  const href = bases.find((base) => base.hasAttribute("href"))?.getAttribute("href")
-  return (href !== null && href !== undefined ? absolute(href, pageUrl) : undefined) ?? pageUrl
+  const href = bases.map((base) => attr(base, "href")).find((value) => value !== undefined)
+  return (href !== undefined ? absolute(href, pageUrl) : undefined) ?? pageUrl
 }
 
 /** The largest candidate of a `srcset` (by width `w`, else density `x`). */

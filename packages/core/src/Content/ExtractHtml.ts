@@ -3,7 +3,7 @@
  * service calls it once per page with the final URL as the base for relative references.
  */
 import { absolutizeUrls, replaceBase64Images } from "./Clean.js"
-import { baseUrl, elementsByTag, parseDocument } from "./Dom.js"
+import { baseUrl, type Element, elementsByTag, innerHtml, isTag, type Page, parsePage } from "./Dom.js"
 import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
 import { toMarkdown } from "./Markdown.js"
@@ -44,22 +44,24 @@ export interface HtmlExtraction {
  * The body, unless the markup left content outside it: broken pages (two concatenated documents, stray elements
  * after `</body>`) make the parser put elements beside the body, and then the whole document is the content.
  */
-const contentRoot = (document: Document): Element => {
-  const root = document.documentElement
-  if (root === null) return document.createElement("body")
-  const outside = Array.from(root.children).filter((child) => child.tagName !== "HEAD" && child.tagName !== "BODY")
-  const bodies = Array.from(root.children).filter((child) => child.tagName === "BODY")
-  return document.body !== null && outside.length === 0 && bodies.length === 1 ? document.body : root
+const contentRoot = ({ root, body }: Page): Element => {
+  let bodies = 0
+  for (const child of root.children) {
+    if (!isTag(child) || child.name === "head") continue
+    if (child.name !== "body") return root
+    bodies++
+  }
+  return bodies === 1 ? body : root
 }
 
 /** Throws `InvalidSelectorError` when an include/exclude selector cannot be parsed. */
 export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlExtraction => {
   // Selectors may name any attribute and the html output shows them all; markdown alone needs only a few.
   const keepAttributes = options.formats.html || options.includeTags.length > 0 || options.excludeTags.length > 0
-  const document = parseDocument(html, { keepAttributes })
+  const page = parsePage(html, { keepAttributes })
   // Metadata, links and images describe the whole page, before anything is removed: one walk finds their elements.
   const found = elementsByTag(
-    document.documentElement,
+    page.root,
     new Set<string>([
       ...METADATA_TAGS,
       ...(options.formats.links ? LINK_TAGS : []),
@@ -67,21 +69,20 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
     ]),
   )
   const base = baseUrl(found.get("base") ?? [], options.url)
-  const metadata = extractMetadata(document, found, base)
+  const metadata = extractMetadata(page.root, found, base)
   const links = options.formats.links ? extractLinks(found, base) : undefined
   const images = options.formats.images ? extractImages(found, base) : undefined
   if (!options.formats.markdown && !options.formats.html)
     return { metadata, ...(links ? { links } : {}), ...(images ? { images } : {}) }
 
-  let body: Element = contentRoot(document)
-  if (options.includeTags.length > 0) body = keepMatching(document, options.includeTags)
+  let body = contentRoot(page)
+  if (options.includeTags.length > 0) body = keepMatching(page.document, options.includeTags)
   removeMatching(body, options.excludeTags)
   const stats = pageStats(body)
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
-  const content =
-    options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(document, stats).root : body
+  const content = options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(stats).root : body
   absolutizeUrls(content, base)
-  const cleanedHtml = options.formats.html ? content.innerHTML.trim() : undefined
+  const cleanedHtml = options.formats.html ? innerHtml(content).trim() : undefined
   let markdown: string | undefined
   if (options.formats.markdown) {
     if (options.removeBase64Images) replaceBase64Images(content)

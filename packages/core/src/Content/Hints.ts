@@ -2,7 +2,7 @@
  * What class names, ids and roles say about an element. Words are matched as whole tokens of the name
  * (`post-content`, `nav_bar`, `articleBody`), so "nav" does not fire inside "canvas", nor "ad" inside "header".
  */
-import { classOf } from "./Dom.js"
+import { attr, classOf, type Element } from "./Dom.js"
 
 /** Splits `class id` text into lower-case words: separators, and camelCase humps (`articleBody` → article body). */
 const words = (names: string): Array<string> =>
@@ -62,9 +62,9 @@ const memo = new Map<string, Hints>()
 /** The hints of an element's class, id and role (memoised by the attribute text: pages repeat names a lot). */
 export const hintsOf = (element: Element): Hints => {
   const className = classOf(element)
-  const id = element.getAttribute("id") ?? ""
-  const role = element.getAttribute("role")
-  if (className === "" && id === "" && role === null) return NONE
+  const id = attr(element, "id") ?? ""
+  const role = attr(element, "role")
+  if (className === "" && id === "" && role === undefined) return NONE
   const key = `${className}|${id}|${role ?? ""}`
   let hints = memo.get(key)
   if (hints === undefined) {
@@ -80,7 +80,7 @@ export const hintsOf = (element: Element): Hints => {
       // A content name wins: `<article class="post comments-open">` is the article.
       chrome:
         (!positiveClass && !positiveId && [...classWords, ...idWords].some((word) => CHROME_STEM.test(word))) ||
-        (role !== null && CHROME_ROLES.has(role.trim().toLowerCase())),
+        (role !== undefined && CHROME_ROLES.has(role.trim().toLowerCase())),
     }
     // Bounded: a hostile page with millions of distinct names must not grow it without end.
     if (memo.size > 10_000) memo.clear()
@@ -107,9 +107,9 @@ const AUTHOR_BOX = /author-?(bio|box|info|card|profile|details)|about-?(the-?)?a
 
 /** Up to how many characters an element is a byline or author box by its names and attributes (0: it is none). */
 export const bylineLimit = (element: Element): number => {
-  const names = `${classOf(element)} ${element.getAttribute("id") ?? ""}`
+  const names = `${classOf(element)} ${attr(element, "id") ?? ""}`
   if (AUTHOR_BOX.test(names)) return 1000
-  const itemprop = element.getAttribute("itemprop")
-  if (element.getAttribute("rel") === "author" || (itemprop !== null && /\bauthor\b/.test(itemprop))) return 200
+  const itemprop = attr(element, "itemprop")
+  if (attr(element, "rel") === "author" || (itemprop !== undefined && /\bauthor\b/.test(itemprop))) return 200
   return BYLINE.test(names) ? 200 : 0
 }

@@ -1,5 +1,5 @@
 /** Links and images of the whole page, absolute and deduplicated in document order. */
-import { absolute, largestSrcset } from "./Dom.js"
+import { absolute, attr, type Element, largestSrcset } from "./Dom.js"
 
 type Found = ReadonlyMap<string, ReadonlyArray<Element>>
 
@@ -11,7 +11,7 @@ export const IMAGE_TAGS = ["img", "source"] as const
 export const extractLinks = (found: Found, base: string): Array<string> => {
   const links = new Set<string>()
   for (const anchor of found.get("a") ?? []) {
-    const href = anchor.getAttribute("href")?.trim()
+    const href = attr(anchor, "href")?.trim()
     if (!href || /^(javascript|data|vbscript):/i.test(href)) continue
     const resolved = absolute(href, base)
     if (resolved !== undefined) links.add(resolved)
@@ -21,31 +21,30 @@ export const extractLinks = (found: Found, base: string): Array<string> => {
 
 /** The source of an image: the largest `srcset` candidate, else `src`, else a lazy-loading attribute. */
 export const imageSource = (image: Element): string | undefined => {
-  const srcset = image.getAttribute("srcset") ?? image.getAttribute("data-srcset")
+  const srcset = attr(image, "srcset") ?? attr(image, "data-srcset")
   return (
     (srcset ? largestSrcset(srcset) : undefined) ??
-    image.getAttribute("src") ??
-    image.getAttribute("data-src") ??
-    image.getAttribute("data-lazy-src") ??
-    image.getAttribute("data-original") ??
-    undefined
+    attr(image, "src") ??
+    attr(image, "data-src") ??
+    attr(image, "data-lazy-src") ??
+    attr(image, "data-original")
   )
 }
 
 /** Images: `img` (largest candidate), `picture > source`, `og:image` and `twitter:image`; no inline `data:` URIs. */
 export const extractImages = (found: Found, base: string): Array<string> => {
   const images = new Set<string>()
-  const add = (reference: string | null | undefined) => {
+  const add = (reference: string | undefined) => {
     if (!reference || reference.trim().startsWith("data:")) return
     const resolved = absolute(reference, base)
     if (resolved !== undefined) images.add(resolved)
   }
   for (const image of found.get("img") ?? []) add(imageSource(image))
   for (const source of found.get("source") ?? [])
-    if (source.parentElement?.localName === "picture") add(largestSrcset(source.getAttribute("srcset") ?? ""))
+    if ((source.parent as Element | null)?.name === "picture") add(largestSrcset(attr(source, "srcset") ?? ""))
   for (const meta of found.get("meta") ?? []) {
-    const key = (meta.getAttribute("property") ?? meta.getAttribute("name") ?? "").toLowerCase()
-    if (key === "og:image" || key === "twitter:image") add(meta.getAttribute("content"))
+    const key = (attr(meta, "property") ?? attr(meta, "name") ?? "").toLowerCase()
+    if (key === "og:image" || key === "twitter:image") add(attr(meta, "content"))
   }
   return [...images]
 }

@@ -11,37 +11,40 @@
  *    long paragraphs: a landing page, an index) keeps everything except its page chrome, and when even that is
  *    empty the whole page is returned.
  */
-import { classOf } from "./Dom.js"
+import { append, classOf, type Element, newElement, remove } from "./Dom.js"
 import { bylineLimit, classWeight, type Hints, hintsOf, isNegative } from "./Hints.js"
 import { INLINE, linkDensity, type PageStats } from "./PageStats.js"
 
 const MIN_BLOCK = 25
 const ENOUGH_TEXT = 500
 
-const TAG_WEIGHT: Record<string, number> = {
-  div: 5,
-  article: 10,
-  main: 10,
-  section: 3,
-  pre: 3,
-  td: 3,
-  blockquote: 3,
-  address: -3,
-  ol: -3,
-  ul: -3,
-  dl: -3,
-  dd: -3,
-  dt: -3,
-  li: -3,
-  form: -3,
-  h1: -5,
-  h2: -5,
-  h3: -5,
-  h4: -5,
-  h5: -5,
-  h6: -5,
-  th: -5,
-}
+/** A Map, not an object: tag names come from the page (`<constructor>` is a valid custom element name). */
+const TAG_WEIGHT = new Map<string, number>(
+  Object.entries({
+    div: 5,
+    article: 10,
+    main: 10,
+    section: 3,
+    pre: 3,
+    td: 3,
+    blockquote: 3,
+    address: -3,
+    ol: -3,
+    ul: -3,
+    dl: -3,
+    dd: -3,
+    dt: -3,
+    li: -3,
+    form: -3,
+    h1: -5,
+    h2: -5,
+    h3: -5,
+    h4: -5,
+    h5: -5,
+    h6: -5,
+    th: -5,
+  }),
+)
 
 /** Never part of an article's text. */
 const NOT_CONTENT = new Set(["nav", "aside", "footer", "button", "input", "select", "textarea", "dialog", "menu"])
@@ -150,7 +153,7 @@ const score = (page: Page, flags: Flags, excluded: ReadonlyArray<boolean> | unde
   const { stats } = page
   const scores = new Map<number, number>()
   const initial = (index: number) =>
-    (TAG_WEIGHT[stats.tags[index]!] ?? 0) + (flags.weights ? classWeight(page.hints(index)) : 0)
+    (TAG_WEIGHT.get(stats.tags[index]!) ?? 0) + (flags.weights ? classWeight(page.hints(index)) : 0)
   for (let i = 1; i < stats.tags.length; i++) {
     if (!page.isBlock(i) || excluded?.[i]) continue
     const blockScore = 1 + stats.inlineCommas[i]! + Math.min(Math.floor(stats.inlineText[i]! / 100), 3)
@@ -413,7 +416,7 @@ const sumText = (stats: PageStats, elements: ReadonlyArray<number>) =>
   elements.reduce((total, index) => total + stats.text[index]!, 0)
 
 /** Picks the main content of the page whose statistics are given (the root is `stats.elements[0]`). */
-export const extractMainContent = (document: Document, stats: PageStats): MainContentResult => {
+export const extractMainContent = (stats: PageStats): MainContentResult => {
   const page = new Page(stats)
   const root = stats.elements[0]!
   const pageText = stats.text[0]!
@@ -437,13 +440,13 @@ export const extractMainContent = (document: Document, stats: PageStats): MainCo
       ? best.text >= Math.min(ENOUGH_TEXT, pageText * 0.3)
       : best.prose >= pageProse(page, unlikely) * 0.7 && best.text >= dechromedText * 0.1)
   if (accepted && best !== undefined) {
-    for (const index of best.removed) stats.elements[index]!.remove()
+    for (const index of best.removed) remove(stats.elements[index]!)
     if (best.parts[0] === 0) return { root, method: "scored" }
-    const container = document.createElement("div")
-    for (const part of best.parts) container.appendChild(stats.elements[part]!)
+    const container = newElement("div")
+    for (const part of best.parts) append(container, stats.elements[part]!)
     return { root: container, method: "scored" }
   }
   if (dechromedText <= 0) return { root, method: "full" }
-  for (const index of chrome) stats.elements[index]!.remove()
+  for (const index of chrome) remove(stats.elements[index]!)
   return { root, method: "dechromed" }
 }

@@ -8,18 +8,19 @@
  * emphasis or link openers are held back until content follows them (so `<em> a </em>` gives ` *a* `, and an
  * empty link gives nothing). Nesting is bounded before parsing (Prefilter), so recursion here stays shallow.
  */
-import { ELEMENT_NODE, TEXT_NODE } from "./Dom.js"
+import { findOne } from "domutils"
+import { attr, type Element, isTag, isText, textOf } from "./Dom.js"
 import { fence } from "./TextToMarkdown.js"
 
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)/i
 
 const codeLanguage = (pre: Element): string => {
-  const code = pre.querySelector("code")
+  const code = findOne((element) => element.name === "code", pre.children)
   for (const element of [code, pre]) {
     if (element === null) continue
-    const data = element.getAttribute("data-lang") ?? element.getAttribute("data-language")
+    const data = attr(element, "data-lang") ?? attr(element, "data-language")
     if (data) return data.trim()
-    const match = LANGUAGE.exec(element.getAttribute("class") ?? "")
+    const match = LANGUAGE.exec(attr(element, "class") ?? "")
     if (match?.[1]) return match[1]
   }
   return ""
@@ -33,19 +34,33 @@ const BLOCK = new Set(
     "summary table tbody td tfoot th thead tr ul video"
   ).split(" "),
 )
-const DELIMITERS: Record<string, string> = { em: "*", i: "*", strong: "**", b: "**", del: "~~", s: "~~", strike: "~~" }
+const DELIMITERS = new Map(Object.entries({ em: "*", i: "*", strong: "**", b: "**", del: "~~", s: "~~", strike: "~~" }))
 
-const collapse = (text: string) => text.replace(/[ \t\n\r\f]+/g, " ")
+const WHITESPACE = /[ \t\n\r\f]+/g
+/** Runs of collapsible whitespace as one space; most text nodes have none to collapse, and are returned as they are. */
+const collapse = (text: string): string => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (
+      code === 0x20 ? text.charCodeAt(i + 1) === 0x20 : code === 0x0a || code === 0x09 || code === 0x0d || code === 0x0c
+    )
+      return text.replace(WHITESPACE, " ")
+  }
+  return text
+}
 /** Characters markdown would read as syntax anywhere in a line. */
 const SYNTAX = /[\\`*_[\]]/
 const escapeInline = (text: string) => (SYNTAX.test(text) ? text.replace(/[\\`*_[\]]/g, "\\$&") : text)
 /** Characters markdown would read as syntax at the start of a line: headings, list markers, quotes, rules. */
+const LINE_START_SYNTAX = /^[#\-+>=~0-9]/
 const escapeLineStart = (text: string) =>
-  text.replace(/^(?:#{1,6}(?= )|[-+](?= )|>|=+|~~~)/, "\\$&").replace(/^(\d+)\.(?= )/, "$1\\.")
+  LINE_START_SYNTAX.test(text)
+    ? text.replace(/^(?:#{1,6}(?= )|[-+](?= )|>|=+|~~~)/, "\\$&").replace(/^(\d+)\.(?= )/, "$1\\.")
+    : text
 
 /** A growing markdown text that owes spaces, line breaks and openers until content arrives. */
 class Writer {
-  private readonly parts: Array<string> = []
+  private out = ""
   /** The last character written ("" before any). */
   private last = ""
   /** Newlines owed before the next content (at most 2: one blank line). */
@@ -61,7 +76,7 @@ class Writer {
   ) {}
 
   private append(text: string): void {
-    this.parts.push(text)
+    this.out += text
     this.last = text[text.length - 1] ?? this.last
   }
 
@@ -84,13 +99,14 @@ class Writer {
   text(raw: string): void {
     const text = collapse(raw)
     if (text === "") return
-    const leading = text.startsWith(" ")
-    const trailing = text.length > 1 && text.endsWith(" ")
+    const leading = text.charCodeAt(0) === 0x20
+    const trailing = text.length > 1 && text.charCodeAt(text.length - 1) === 0x20
     // Only collapsible spaces are trimmed: a no-break space is content.
-    const core = text.slice(leading ? 1 : 0, trailing ? -1 : text.length)
+    const core = leading || trailing ? text.slice(leading ? 1 : 0, trailing ? -1 : text.length) : text
     if (leading) this.space = true
     if (core === "") return
-    if (core.trim() === "") {
+    const first = core.charCodeAt(0)
+    if ((first < 0x21 || first > 0x7e) && core.trim() === "") {
       // No-break spaces: kept, but they open no emphasis or link (`<b>&nbsp;</b>` is not `** **`).
       this.flush(false)
       this.append(core)
@@ -156,7 +172,7 @@ class Writer {
   }
 
   toString(): string {
-    return this.parts.join("")
+    return this.out
   }
 }
 
@@ -167,21 +183,21 @@ const render = (element: Element, inItem = false): string => {
 }
 
 const children = (parent: Element, writer: Writer): void => {
-  for (let node = parent.firstChild; node !== null; node = node.nextSibling) {
-    if (node.nodeType === TEXT_NODE) writer.text((node as Text).data)
-    else if (node.nodeType === ELEMENT_NODE) element(node as Element, writer)
+  for (const node of parent.children) {
+    if (isText(node)) writer.text(node.data)
+    else if (isTag(node)) element(node, writer)
   }
 }
 
 const element = (node: Element, writer: Writer) => {
-  const tag = node.localName
+  const tag = node.name
   switch (tag) {
     case "br":
       return writer.lineBreak()
     case "hr":
       return writer.rawBlock("---")
     case "pre":
-      return writer.rawBlock(fence(node.textContent ?? "", codeLanguage(node)))
+      return writer.rawBlock(fence(textOf(node), codeLanguage(node)))
     case "ul":
     case "ol":
       return writer.rawBlock(list(node), writer.inItem ? 1 : 2)
@@ -196,7 +212,7 @@ const element = (node: Element, writer: Writer) => {
     case "a":
       return link(node, writer)
     case "code":
-      return writer.raw(inlineCode(node.textContent ?? ""))
+      return writer.raw(inlineCode(textOf(node)))
   }
   if (tag.length === 2 && tag[0] === "h" && tag[1]! >= "1" && tag[1]! <= "6") {
     if (writer.inline > 0) {
@@ -207,7 +223,7 @@ const element = (node: Element, writer: Writer) => {
     const text = render(node).replace(/\s*\n\s*/g, " ")
     return text === "" ? undefined : writer.rawBlock(`${"#".repeat(Number(tag[1]))} ${text}`)
   }
-  const delimiter = DELIMITERS[tag]
+  const delimiter = DELIMITERS.get(tag)
   if (delimiter !== undefined) {
     const token = writer.open(delimiter)
     children(node, writer)
@@ -221,7 +237,7 @@ const element = (node: Element, writer: Writer) => {
 
 /** Items get markers; anything else in the list (text used for indentation, stray elements) is a plain line. */
 const list = (node: Element): string => {
-  const start = Number.parseInt(node.getAttribute("start") ?? "1", 10)
+  const start = Number.parseInt(attr(node, "start") ?? "1", 10)
   let number = Number.isFinite(start) ? start : 1
   const lines: Array<string> = []
   let loose = new Writer()
@@ -230,14 +246,14 @@ const list = (node: Element): string => {
     if (text !== "") lines.push(text)
     loose = new Writer()
   }
-  for (let child = node.firstChild; child !== null; child = child.nextSibling) {
-    if (child.nodeType === TEXT_NODE) loose.text((child as Text).data)
-    else if (child.nodeType !== ELEMENT_NODE) continue
-    else if ((child as Element).localName !== "li") element(child as Element, loose)
+  for (const child of node.children) {
+    if (isText(child)) loose.text(child.data)
+    else if (!isTag(child)) continue
+    else if (child.name !== "li") element(child, loose)
     else {
       flushLoose()
-      const marker = node.localName === "ol" ? `${number++}. ` : "- "
-      lines.push(marker + render(child as Element, true).replace(/\n(?!\n)/g, `\n${" ".repeat(marker.length)}`))
+      const marker = node.name === "ol" ? `${number++}. ` : "- "
+      lines.push(marker + render(child, true).replace(/\n(?!\n)/g, `\n${" ".repeat(marker.length)}`))
     }
   }
   flushLoose()
@@ -245,20 +261,20 @@ const list = (node: Element): string => {
 }
 
 const image = (node: Element): string => {
-  const src = node.getAttribute("src")
+  const src = attr(node, "src")
   if (!src) return ""
-  const alt = escapeInline(collapse(node.getAttribute("alt") ?? "").trim())
-  const title = collapse(node.getAttribute("title") ?? "").trim()
+  const alt = escapeInline(collapse(attr(node, "alt") ?? "").trim())
+  const title = collapse(attr(node, "title") ?? "").trim()
   return `![${alt}](${src.replace(/[()]/g, "\\$&")}${title ? ` "${title.replace(/"/g, '\\"')}"` : ""})`
 }
 
 const SKIP_LINK = /^\s*skip to (main )?content\s*$/i
 
 const link = (node: Element, writer: Writer) => {
-  const href = node.getAttribute("href")
-  if (href === null || href === "") return children(node, writer)
-  if (href.startsWith("#") && SKIP_LINK.test(node.textContent ?? "")) return
-  const title = collapse(node.getAttribute("title") ?? "").trim()
+  const href = attr(node, "href")
+  if (href === undefined || href === "") return children(node, writer)
+  if (href.startsWith("#") && SKIP_LINK.test(textOf(node))) return
+  const title = collapse(attr(node, "title") ?? "").trim()
   const token = writer.open("[")
   writer.inline++
   children(node, writer)
@@ -280,9 +296,10 @@ const inlineCode = (raw: string): string => {
 const rowsOf = (table: Element): Array<Element> => {
   const rows: Array<Element> = []
   const visit = (parent: Element) => {
-    for (let child = parent.firstElementChild; child !== null; child = child.nextElementSibling) {
-      if (child.localName === "tr") rows.push(child)
-      else if (child.localName !== "table") visit(child)
+    for (const child of parent.children) {
+      if (!isTag(child)) continue
+      if (child.name === "tr") rows.push(child)
+      else if (child.name !== "table") visit(child)
     }
   }
   visit(table)
@@ -290,13 +307,12 @@ const rowsOf = (table: Element): Array<Element> => {
 }
 
 const cellsOf = (row: Element) =>
-  Array.from(row.children).filter((cell) => cell.localName === "th" || cell.localName === "td")
-const span = (cell: Element) =>
-  Math.max(1, Math.min(100, Number.parseInt(cell.getAttribute("colspan") ?? "1", 10) || 1))
+  row.children.filter((cell): cell is Element => isTag(cell) && (cell.name === "th" || cell.name === "td"))
+const span = (cell: Element) => Math.max(1, Math.min(100, Number.parseInt(attr(cell, "colspan") ?? "1", 10) || 1))
 
 /** GFM needs a header row: the first row with cells is one, followed by the separator. */
 const table = (node: Element, writer: Writer): void => {
-  const caption = Array.from(node.children).find((child) => child.localName === "caption")
+  const caption = node.children.find((child): child is Element => isTag(child) && child.name === "caption")
   if (caption !== undefined) writer.rawBlock(render(caption))
   const rows = rowsOf(node)
     .map(cellsOf)

@@ -6,7 +6,7 @@
  * Elements are numbered in document order; a parent's number is smaller than its descendants', so one backwards
  * sweep adds every element's totals into its parent.
  */
-import { ELEMENT_NODE, TEXT_NODE } from "./Dom.js"
+import { attr, type Element, hasAttr, isTag, isText, remove } from "./Dom.js"
 
 /** Never content, whatever the options: embedded apps and documents, and head-only elements that strayed. */
 const JUNK = new Set([
@@ -68,9 +68,9 @@ export const INLINE = new Set([
 ])
 
 const isInvisible = (element: Element): boolean => {
-  if (element.hasAttribute("hidden") || element.getAttribute("aria-hidden") === "true") return true
-  const style = element.getAttribute("style")
-  return style !== null && INVISIBLE_STYLE.test(style)
+  if (hasAttr(element, "hidden") || attr(element, "aria-hidden") === "true") return true
+  const style = attr(element, "style")
+  return style !== undefined && INVISIBLE_STYLE.test(style)
 }
 
 /** Statistics of a page's elements; arrays indexed by element number. */
@@ -126,7 +126,7 @@ export const pageStats = (root: Element): PageStats => {
     stats.blockChildren.push(0)
     stats.ends.push(stats.elements.length)
     stats.elements.push(element)
-    stats.tags.push(element.localName)
+    stats.tags.push(element.name)
     stats.parents.push(parent)
     stats.text.push(0)
     stats.linkText.push(0)
@@ -165,46 +165,20 @@ export const pageStats = (root: Element): PageStats => {
     stats.inlineStops[owner]! += stops
   }
 
-  add(root, -1)
-  const open: Array<Node> = [root]
-  const openIndex: Array<number> = [0]
-  let parent = 0
-  let node: Node | null = root.firstChild
-  for (;;) {
-    if (node === null) {
-      if (open.length === 1) break
-      const finished = open.pop()!
-      openIndex.pop()
-      parent = openIndex[openIndex.length - 1]!
-      node = finished.nextSibling
-      continue
-    }
-    if (node.nodeType === TEXT_NODE) {
-      addText((node as Text).data, parent)
-      node = node.nextSibling
-      continue
-    }
-    if (node.nodeType !== ELEMENT_NODE) {
-      node = node.nextSibling
-      continue
-    }
-    const element = node as Element
-    const next = element.nextSibling
-    if (JUNK.has(element.localName) || isInvisible(element)) {
-      element.remove()
-      node = next
-      continue
-    }
-    const index = add(element, parent)
-    const first = element.firstChild
-    if (first === null) node = next
-    else {
-      open.push(element)
-      openIndex.push(index)
-      parent = index
-      node = first
+  // Recursion is bounded: the Prefilter caps nesting.
+  const visit = (element: Element, index: number) => {
+    const children = element.children
+    for (let i = 0; i < children.length; i++) {
+      const node = children[i]!
+      if (isText(node)) addText(node.data, index)
+      else if (!isTag(node)) continue
+      else if (JUNK.has(node.name) || isInvisible(node)) {
+        remove(node)
+        i--
+      } else visit(node, add(node, index))
     }
   }
+  visit(root, add(root, -1))
 
   // Totals, children before parents.
   const { tags, parents, text, linkText, inlineText, inlineLinkText, inlineCommas, inlineStops, ends } = stats

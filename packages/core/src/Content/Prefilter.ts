@@ -1,14 +1,15 @@
 /**
- * One linear pass over the HTML text, before the DOM is built. Parsing is the largest cost of the pipeline and
- * linkedom pays for every node (element, attribute, text) it creates, so what never becomes content is cut here,
+ * One linear pass over the HTML text, before the tree is built. Parsing is the largest cost of the pipeline and
+ * the parser pays for every node (element, attribute, text) it creates, so what never becomes content is cut here,
  * where cutting is a string copy:
  *
  * - scripts, styles, templates, inline SVG drawings, `<noscript>`, comments, and `<link>`s other than icons;
  * - whitespace-only text between block-level tags (a fifth of a typical page's nodes), never inside `<pre>`;
  * - attributes nothing downstream reads (event handlers, `data-*` and `aria-*` except the few that matter), unless
  *   the caller keeps them: caller-given selectors may name any attribute, and the `html` output shows them;
- * - nesting deeper than `MAX_DEPTH`: deeper tags become spaces and their text stays. linkedom's parser slows down
- *   quadratically on very deep nesting and recursive walks (the markdown writer, serialisation) overflow the stack.
+ * - nesting deeper than `MAX_DEPTH`: deeper tags become spaces and their text stays. The parser searches its stack
+ *   of open elements on every end tag (quadratic on very deep nesting with stray end tags), and recursive walks (page
+ *   statistics, the markdown writer, serialisation) would overflow the call stack.
  *
  * It is a scanner, not a parser: the depth is an estimate (void elements, and elements whose end tag is optional —
  * p, li, td… — do not count, so ordinary tag soup never trips it), and raw-text elements are skipped the way the
@@ -107,7 +108,14 @@ export interface PrefilterOptions {
 export const prefilter = (html: string, options: PrefilterOptions = {}): string => {
   const limit = options.maxDepth ?? MAX_DEPTH
   const keepAttributes = options.keepAttributes ?? false
+  // The output is the input with cuts: only the text between cuts is copied, once.
   const out: Array<string> = []
+  let copied = 0
+  const cut = (from: number, to: number, replacement?: string) => {
+    if (from > copied) out.push(html.slice(copied, from))
+    if (replacement !== undefined) out.push(replacement)
+    copied = to
+  }
   let cursor = 0
   let previousIsBlock = true
   let depth = 0
@@ -119,7 +127,7 @@ export const prefilter = (html: string, options: PrefilterOptions = {}): string 
     const rawName = match[2]
     if (rawName === undefined) {
       // A comment: dropped; the text around it stays.
-      if (start > cursor) out.push(html.slice(cursor, start))
+      cut(start, end)
       cursor = end
       continue
     }
@@ -128,11 +136,12 @@ export const prefilter = (html: string, options: PrefilterOptions = {}): string 
     const attributes = match[3] ?? ""
     const selfClosing = attributes.endsWith("/")
     const isBlock = BLOCK.has(name)
-    if (start > cursor && !(preformatted === 0 && (previousIsBlock || isBlock) && isWhitespace(html, cursor, start)))
-      out.push(html.slice(cursor, start))
+    if (start > cursor && preformatted === 0 && (previousIsBlock || isBlock) && isWhitespace(html, cursor, start))
+      cut(cursor, start)
     cursor = end
     if (DROPPED.has(name) || (name === "link" && !/icon/i.test(attributes))) {
       if (!closing && !selfClosing && name !== "link") cursor = afterEndTag(html, name, end)
+      cut(start, cursor)
       TOKEN.lastIndex = cursor
       previousIsBlock = false
       continue
@@ -147,24 +156,21 @@ export const prefilter = (html: string, options: PrefilterOptions = {}): string 
       depth = Math.max(0, depth - 1)
     } else keep = ++depth <= limit
     if (!keep) {
-      out.push(" ")
+      cut(start, end, " ")
       continue
     }
     if (name === "pre" || name === "listing") preformatted = Math.max(0, preformatted + (closing ? -1 : 1))
-    out.push(
-      attributes === "" || closing || keepAttributes
-        ? html.slice(start, end)
-        : `<${rawName}${slimAttributes(attributes)}>`,
-    )
+    if (attributes !== "" && !closing && !keepAttributes) {
+      const slim = slimAttributes(attributes)
+      if (slim !== attributes) cut(start, end, `<${rawName}${slim}>`)
+    }
     if (!closing && RAW_TEXT.has(name)) {
-      // The content and end tag as they are; an unclosed one runs to the end of the text.
-      const after = afterEndTag(html, name, end)
-      out.push(html.slice(end, after))
+      // The content and end tag stay as they are; an unclosed one runs to the end of the text.
+      cursor = afterEndTag(html, name, end)
       if (nests) depth = Math.max(0, depth - 1)
-      cursor = after
-      TOKEN.lastIndex = after
+      TOKEN.lastIndex = cursor
     }
   }
-  if (cursor < html.length) out.push(html.slice(cursor))
-  return out.join("")
+  cut(html.length, html.length)
+  return out.length === 1 ? out[0]! : out.join("")
 }

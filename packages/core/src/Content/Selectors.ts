@@ -1,6 +1,7 @@
-/** includeTags / excludeTags: CSS selectors a caller gives; a selector linkedom cannot parse is a caller error. */
-import { parseHTML } from "linkedom"
-import type { Doc } from "./Dom.js"
+/** includeTags / excludeTags: CSS selectors a caller gives (css-select); one it cannot parse is a caller error. */
+import { compile, selectAll } from "css-select"
+import { type AnyNode, cloneNode } from "domhandler"
+import { append, type Document, type Element, isTag, newElement, remove } from "./Dom.js"
 
 export class InvalidSelectorError extends Error {
   constructor(
@@ -11,45 +12,41 @@ export class InvalidSelectorError extends Error {
   }
 }
 
-const select = (root: ParentNode, selector: string, option: InvalidSelectorError["option"]): Array<Element> => {
+const select = (root: AnyNode, selector: string, option: InvalidSelectorError["option"]): Array<Element> => {
   try {
-    return Array.from(root.querySelectorAll(selector))
+    return selectAll<AnyNode, Element>(selector, root)
   } catch {
     throw new InvalidSelectorError(option, selector)
   }
 }
 
-/** Removes every element matching one of the selectors. */
-export const removeMatching = (root: ParentNode, selectors: ReadonlyArray<string>): void => {
-  for (const selector of selectors) for (const element of select(root, selector, "excludeTags")) element.remove()
+/** Removes every element under `root` matching one of the selectors. */
+export const removeMatching = (root: Element, selectors: ReadonlyArray<string>): void => {
+  for (const selector of selectors) for (const element of select(root, selector, "excludeTags")) remove(element)
 }
 
-/** A new body holding the elements matching the selectors, in document order, outermost only. */
-export const keepMatching = (document: Doc, selectors: ReadonlyArray<string>): HTMLElement => {
+/** A new body holding copies of the elements matching the selectors, in document order, outermost only. */
+export const keepMatching = (document: Document, selectors: ReadonlyArray<string>): Element => {
   const matched = new Set<Element>()
   for (const selector of selectors)
     for (const element of select(document, selector, "includeTags")) matched.add(element)
-  const body = document.createElement("body")
-  for (const element of Array.from(document.querySelectorAll("*"))) {
-    if (!matched.has(element)) continue
-    let ancestor = element.parentElement
-    while (ancestor !== null && !matched.has(ancestor)) ancestor = ancestor.parentElement
-    if (ancestor === null) body.appendChild(element.cloneNode(true))
+  const body = newElement("body")
+  const visit = (element: Element) => {
+    if (matched.has(element)) append(body, cloneNode(element, true))
+    else for (const child of element.children) if (isTag(child)) visit(child)
   }
+  for (const child of document.children) if (isTag(child)) visit(child)
   return body
 }
-
-let probe: Doc | undefined
 
 /** The first selector that cannot be parsed, checked before any fetch so a typo costs no request. */
 export const findInvalidSelector = (
   option: InvalidSelectorError["option"],
   selectors: ReadonlyArray<string>,
 ): InvalidSelectorError | undefined => {
-  probe ??= parseHTML("<html><body></body></html>").document as unknown as Doc
   for (const selector of selectors) {
     try {
-      probe.querySelector(selector)
+      compile(selector)
     } catch {
       return new InvalidSelectorError(option, selector)
     }

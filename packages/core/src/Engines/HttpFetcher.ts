@@ -142,7 +142,8 @@ export const make = (
           (controller) => Effect.sync(() => controller.abort()),
         )
         const agent = request.skipTlsVerification ? lenient : verifying
-        const jar = new CookieJar()
+        // Made on the first Set-Cookie: most fetches are one hop without cookies.
+        let jar: CookieJar | undefined
         const first = yield* guard.checkUrl(request.url)
         let url = first
         for (let hop = 0; ; hop++) {
@@ -153,13 +154,15 @@ export const make = (
                 origin: current.origin,
                 path: `${current.pathname}${current.search}`,
                 method: "GET",
-                headers: headersFor(request, current, first.origin, jar.getCookieStringSync(current.href)),
+                headers: headersFor(request, current, first.origin, jar?.getCookieStringSync(current.href) ?? ""),
                 signal: controller.signal,
               }),
             catch: (error) => toScrapeError(error, current.href),
           })
-          for (const cookie of [response.headers["set-cookie"] ?? []].flat())
+          for (const cookie of [response.headers["set-cookie"] ?? []].flat()) {
+            jar ??= new CookieJar()
             jar.setCookieSync(cookie, current.href, { ignoreError: true })
+          }
           const location = headerValue(response.headers.location)
           const target = location !== undefined ? URL.parse(location, current) : null
           if (redirectStatuses.has(response.statusCode) && target !== null) {

@@ -156,6 +156,22 @@ describe("hostile markup", () => {
     expect(performance.now() - started).toBeLessThan(10_000)
   })
 
+  it("treats attributes named like object properties as plain attributes", () => {
+    const html = `<html constructor="x"><head><meta name="constructor" content="c"><meta name="__proto__" content="p"><title>T</title></head>
+      <body><div class="__proto__" id="constructor" role="hasOwnProperty"><p toString="1">${"<b>tricky</b> words, ".repeat(5)}</p>
+      <a href="/ok" __proto__="x">link</a><img src="/i.png" constructor="y"><constructor>custom element</constructor></div></body></html>`
+    const result = extractHtml(html, options({ formats: { markdown: true, html: true, links: true, images: true } }))
+    expect(result.markdown).toContain("**tricky** words")
+    expect(result.markdown).toContain("[link](https://site.example/ok)")
+    expect(result.markdown).toContain("custom element")
+    expect(result.markdown).not.toContain("function")
+    expect(result.links).toEqual(["https://site.example/ok"])
+    expect(result.images).toEqual(["https://site.example/i.png"])
+    expect(result.metadata.constructor).toBe("c")
+    expect(result.metadata.title).toBe("T")
+    expect(result.metadata.language).toBeUndefined()
+  })
+
   it("handles text that is not HTML at all", () => {
     expect(markdown("just words, no tags")).toBe("just words, no tags")
     expect(() => markdown("\u0000\u0001<<<>>>&&&\ufffd")).not.toThrow()
@@ -225,6 +241,13 @@ describe("selectors and html output", () => {
 })
 
 describe("broken and tricky pages", () => {
+  it("escapes text and attributes in the html output and decodes entities once", () => {
+    const html = `<body><p title="a &quot;b&quot; &amp; c">1 &lt; 2 &amp;&amp; 3 &gt; 2, caf&eacute; &#x1F600;</p></body>`
+    const result = extractHtml(html, options({ onlyMainContent: false, formats: { ...options().formats, html: true } }))
+    expect(result.html).toBe('<p title="a &quot;b&quot; &amp; c">1 &lt; 2 &amp;&amp; 3 &gt; 2, café 😀</p>')
+    expect(result.markdown).toBe("1 < 2 && 3 > 2, café 😀")
+  })
+
   it("does not mistake self-closing foreign elements for nesting", async () => {
     const { prefilter } = await import("../../src/Content/Prefilter.js")
     const formulas = `<math>${'<mi mathvariant="normal"/>'.repeat(1000)}</math>`.repeat(5)
