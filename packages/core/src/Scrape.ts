@@ -14,6 +14,7 @@ import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { lazyModule } from "./Process/LazyModule.js"
 import { isTextual } from "./Scrape/ContentTypes.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 
@@ -51,11 +52,13 @@ export const retryAfterMs = (value: string | undefined, now: number): number | u
  * The first invalid CSS selector of `includeTags` / `excludeTags`. The checker (a DOM) loads only when a request has
  * selectors: processes whose pages are parsed on content threads keep the parser out of their main thread.
  */
+const selectorsModule = lazyModule(() => import("./Content/Selectors.js"))
+
 const invalidSelector = (input: ScrapeInput) =>
   (input.includeTags ?? []).length + (input.excludeTags ?? []).length === 0
     ? Effect.succeed(undefined)
     : Effect.map(
-        Effect.promise(() => import("./Content/Selectors.js")),
+        selectorsModule,
         ({ findInvalidSelector }) =>
           findInvalidSelector("includeTags", input.includeTags ?? []) ??
           findInvalidSelector("excludeTags", input.excludeTags ?? []),

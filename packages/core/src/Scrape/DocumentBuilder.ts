@@ -14,6 +14,7 @@ import { Config, Context, Effect, Layer } from "effect"
 import type { Document } from "../Domain/Document.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { ScrapeError } from "../Errors.js"
+import { lazyModule } from "../Process/LazyModule.js"
 import type { PageContent, Provenance } from "./BuildDocument.js"
 
 export interface BuildRequest {
@@ -41,10 +42,12 @@ export class DocumentBuilder extends Context.Tag("@webdata/core/DocumentBuilder"
 const failure = (url: string, message: string) =>
   new ScrapeError({ reason: "EngineFailed", url, message: `Could not process the content of ${url}: ${message}` })
 
+const pipeline = lazyModule(() => import("./BuildDocument.js"))
+
 /** On the caller's thread (the pipeline loads on first use, so a process that uses threads never loads it here). */
 export const layerInline: Layer.Layer<DocumentBuilder> = Layer.succeed(DocumentBuilder, {
   build: (options, page, provenance) =>
-    Effect.promise(() => import("./BuildDocument.js")).pipe(
+    pipeline.pipe(
       Effect.flatMap(({ buildDocument }) =>
         Effect.try({
           try: () => buildDocument(options, page, provenance),

@@ -1,10 +1,10 @@
 /**
  * Server overhead: latency of `POST /v2/scrape` for a ~100 KB page on loopback, against a bare fetch of the same
  * page in the same run. The difference is what the API adds: request handling, validation, the URL guard, the
- * content pipeline and JSON encoding. Run: `npm run server -w @webdata/bench` (ROUNDS and REQUESTS override).
+ * content pipeline and JSON encoding. Run: `npm run server -w @webdata/bench` (ROUNDS and REQUESTS override). It
+ * runs on the compiled packages with plain `node`, as `npm start` does: a TypeScript loader would add its own cost.
  */
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { serve } from "@webdata/adapter-express"
 import { Engine, ServerConfig } from "@webdata/core"
 
@@ -13,8 +13,8 @@ const REQUESTS = Number(process.env.REQUESTS ?? 200)
 const WARMUP = 30
 
 /** A realistic ~100 KB article page: navigation, sidebar, footer and a long article with tables and lists. */
-const makePage = (): string => {
-  const paragraph = (i: number) =>
+const makePage = () => {
+  const paragraph = (i) =>
     `<p>Paragraph ${i} of the article explains, in plain words, how the <a href="/glossary/${i}">term ${i}</a> relates to the measurements in the previous section, with enough detail to be useful and a few numbers such as ${i * 17} and ${i * 3.5}.</p>`
   const nav = Array.from({ length: 40 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join("")
   const rows = Array.from(
@@ -32,12 +32,12 @@ const makePage = (): string => {
 <footer><p>Footer text © 2026</p></footer></body></html>`
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
-const time = async (run: () => Promise<void>, count: number): Promise<Array<number>> => {
-  const samples: Array<number> = []
+const time = async (run, count) => {
+  const samples = []
   for (let i = 0; i < count; i++) {
     const started = performance.now()
     await run()
@@ -51,8 +51,8 @@ const site = createServer((_req, res) => {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
   res.end(page)
 })
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve))
-const pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/article`
+await new Promise((resolve) => site.listen(0, "127.0.0.1", resolve))
+const pageUrl = `http://127.0.0.1:${site.address().port}/article`
 const api = await serve({
   port: 0,
   engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
@@ -69,7 +69,7 @@ const scrape = async () => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ url: pageUrl, maxAge: 0 }),
   })
-  const body = (await response.json()) as { success: boolean }
+  const body = await response.json()
   if (!body.success) throw new Error(`scrape failed: ${JSON.stringify(body)}`)
 }
 
@@ -78,7 +78,7 @@ console.log(
 )
 await time(bareFetch, WARMUP)
 await time(scrape, WARMUP)
-const rounds: Array<{ fetchP50: number; fetchP99: number; scrapeP50: number; scrapeP99: number }> = []
+const rounds = []
 for (let round = 0; round < ROUNDS; round++) {
   const fetched = await time(bareFetch, REQUESTS)
   const scraped = await time(scrape, REQUESTS)
