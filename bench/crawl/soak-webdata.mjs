@@ -15,8 +15,8 @@ const webdata = new Webdata({
   contentThreads: Number(process.env.CONTENT_THREADS ?? 1),
   ...(process.env.CONTENT_THREAD_MB ? { contentThreadMb: Number(process.env.CONTENT_THREAD_MB) } : {}),
   store: SqliteJobStore.layer({ filename }),
-  // What servers and workers configured from the environment apply (WEBDATA_HEAP_GROWTH_PERCENT, default 20).
-  heapGrowthPercent: Number(process.env.WEBDATA_HEAP_GROWTH_PERCENT ?? 20),
+  // What servers and workers configured from the environment apply (WEBDATA_HEAP_GROWTH_PERCENT, default 50).
+  heapGrowthPercent: Number(process.env.WEBDATA_HEAP_GROWTH_PERCENT ?? 50),
 })
 const { id } = await webdata.startCrawl(url, {
   limit: Number(pages),

@@ -56,7 +56,7 @@ export interface EngineOptions {
   readonly contentThreadMb?: number
   /**
    * Process-wide: how far (in % of the live heap) V8 lets the heap grow before a full collection; bounds the memory
-   * of a long crawl. Default: V8's own heuristics; servers and workers configured from the environment use 20
+   * of a long crawl. Default: V8's own heuristics; servers and workers configured from the environment use 50
    * (`WEBDATA_HEAP_GROWTH_PERCENT`).
    */
   readonly heapGrowthPercent?: number
