@@ -9,7 +9,7 @@ import { appendChild, removeElement, textContent } from "domutils"
 import { parseDocument as parseTree } from "htmlparser2"
 import { type PrefilterOptions, prefilter } from "./Prefilter.js"
 
-export type { ChildNode, Document, ParentNode, Text } from "domhandler"
+export type { ChildNode, Document } from "domhandler"
 export { Element, isTag, isText }
 
 /** A parsed page: the document, its `<html>` element and the `<body>` in it. */
@@ -52,9 +52,6 @@ export const hasAttr = (element: Element, name: string): boolean => Object.hasOw
 
 /** The class attribute as written. */
 export const classOf = (element: Element): string => attr(element, "class") ?? ""
-
-/** The element children of a node, in order. */
-export const elementChildren = (parent: ParentNode): Array<Element> => parent.children.filter(isTag)
 
 export const newElement = (name: string): Element => new Element(name, {})
 
