@@ -3,7 +3,7 @@
  * throughput (on a machine with plenty of memory it lets garbage reach several times the live heap and keeps the
  * pages it committed): a crawl whose live heap stays at ~36 MB peaked at 318–495 MB RSS. A smaller step keeps the
  * heap near its live size without a hard limit, so a burst of large pages still fits: 50 % bounded the same crawl to
- * ~210 MB for ~7 % of its speed (bench/README.md, crawl soak).
+ * ~210 MB for ~9 % of its speed (bench/README.md, crawl soak).
  *
  * The setting is process-wide (every thread's heap): hosts that run the engine as a service apply it from the
  * environment; the library leaves the host's V8 alone unless asked.
