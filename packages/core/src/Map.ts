@@ -21,6 +21,7 @@ import { type FetchedPage, Fetcher } from "./Engines/Fetcher.js"
 import { MapError, RequestError, type ScrapeError } from "./Errors.js"
 import { rankByRelevance } from "./Map/Relevance.js"
 import { type MapScope, makeMapScope } from "./Map/Scope.js"
+import { lazyModule } from "./Process/LazyModule.js"
 
 export interface MapLink {
   readonly url: string
@@ -186,12 +187,11 @@ const warningFor = (request: MapRequest, seed: string, found: number, timedOut: 
   return parts.length > 0 ? parts.join(" ") : undefined
 }
 
+// The HTML pipeline loads with the first map, not with the engine (a crawl worker parses on content threads).
+const htmlPipeline = lazyModule(() => import("./Content/ExtractHtml.js"))
+
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
-  // The HTML pipeline loads with the first map, not with the engine (a crawl worker parses on content threads).
-  const extract = yield* Effect.cached(
-    Effect.promise(() => import("./Content/ExtractHtml.js")).pipe(Effect.map((module) => module.extractHtml)),
-  )
 
   /** Fills `findings`: the start page, then the sitemaps and the link walk side by side. */
   const discover = (request: MapRequest, findings: Findings, deadline: number) =>
@@ -220,7 +220,7 @@ export const make = Effect.gen(function* () {
           const fetched = yield* Effect.either(fetcher.fetch({ url, headers, timeoutMs, skipTlsVerification: true }))
           return Either.isLeft(fetched)
             ? ({ url, depth, links: [], gone: false, failure: fetched.left } satisfies Visit)
-            : readPage(yield* extract, url, depth, fetched.right)
+            : readPage((yield* htmlPipeline).extractHtml, url, depth, fetched.right)
         }).pipe(Effect.withSpan("Map.visit", { attributes: { url, depth } }))
 
       const seedVisit = yield* visit(findings.base, 0)

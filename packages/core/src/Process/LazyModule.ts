@@ -1,5 +1,6 @@
 /**
- * A module loaded on first use and kept: `import()` of a loaded module still goes through the module loader on
+ * A module loaded on first use and kept (the content pipeline, the selector checker: processes that parse on content
+ * threads never load them on their main thread). `import()` of a loaded module still goes through the module loader on
  * every call (a round trip to a loader thread when one is registered), which a per-request import would pay.
  */
 import { Effect } from "effect"
