@@ -81,11 +81,11 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   const stats = pageStats(body)
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
   const content = options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(stats).root : body
-  absolutizeUrls(content, base)
+  const contentImages = absolutizeUrls(content, base)
   const cleanedHtml = options.formats.html ? innerHtml(content).trim() : undefined
   let markdown: string | undefined
   if (options.formats.markdown) {
-    if (options.removeBase64Images) replaceBase64Images(content)
+    if (options.removeBase64Images) replaceBase64Images(contentImages)
     markdown = toMarkdown(content)
   }
   return {
