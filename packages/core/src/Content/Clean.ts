@@ -35,6 +35,5 @@ const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 /** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
 export const replaceBase64Images = (images: ReadonlyArray<Element>): void => {
-  for (const image of images)
-    if ((attr(image, "src") ?? "").startsWith("data:")) image.attribs.src = BASE64_PLACEHOLDER
+  for (const image of images) if ((attr(image, "src") ?? "").startsWith("data:")) image.attribs.src = BASE64_PLACEHOLDER
 }
