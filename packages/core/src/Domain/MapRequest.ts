@@ -2,7 +2,7 @@
  * The body of `POST /v2/map`, as Firecrawl v2 validates it (`mapRequestSchema`): its own fields plus the crawl fields
  * it inherits (accepted, and those that shape scope honoured), and the meta keys every request accepts.
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { crawlerOptionFields, SitemapMode } from "./CrawlRequest.js"
 import { decodeStrict } from "./Decode.js"
 import { requestMetaFields, scrapeOptionFields } from "./ScrapeOptions.js"
@@ -12,18 +12,19 @@ export const MAX_MAP_LIMIT = 100_000
 export const DEFAULT_MAP_LIMIT = 5000
 
 /** The crawl fields Firecrawl's map schema inherits (its crawler options minus `limit`, `sitemap` and the query rule). */
-const {
-  includePaths,
-  excludePaths,
-  regexOnFullURL,
-  allowExternalLinks,
-  allowSubdomains,
-  crawlEntireDomain,
-  maxDiscoveryDepth,
-  deduplicateSimilarURLs,
-  ignoreRobotsTxt,
-  delay,
-} = crawlerOptionFields
+const inheritedCrawlFields = Struct.pick(
+  crawlerOptionFields,
+  "includePaths",
+  "excludePaths",
+  "regexOnFullURL",
+  "allowExternalLinks",
+  "allowSubdomains",
+  "crawlEntireDomain",
+  "maxDiscoveryDepth",
+  "deduplicateSimilarURLs",
+  "ignoreRobotsTxt",
+  "delay",
+)
 
 const defaultFalse = { default: () => false } as const
 const defaultTrue = { default: () => true } as const
@@ -51,16 +52,7 @@ export const MapRequest = Schema.Struct({
   /** Firecrawl's cloud index; there is none here, accepted for compatibility. */
   useIndex: Schema.optionalWith(Schema.Boolean, defaultTrue),
   useMock: scrapeOptionFields.useMock,
-  includePaths,
-  excludePaths,
-  regexOnFullURL,
-  allowExternalLinks,
-  allowSubdomains,
-  crawlEntireDomain,
-  maxDiscoveryDepth,
-  deduplicateSimilarURLs,
-  ignoreRobotsTxt,
-  delay,
+  ...inheritedCrawlFields,
   ...requestMetaFields,
 }).annotations({ identifier: "MapRequest" })
 
