@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket, WebSocketServer } from "ws"
 import { type CrawlSite, chainPages, startCrawlSite } from "../../core/test/support/crawlSite.js"
 import { attachCrawlWatcher, type RunningServer, serve, webdataRouter } from "../src/index.js"
+import { startTestApi } from "./support/apiWithSite.js"
 
 interface Recorded {
   readonly protocol: string
@@ -43,14 +44,8 @@ const saved = (globalThis as { WebSocket?: unknown }).WebSocket
 
 beforeAll(async () => {
   ;(globalThis as { WebSocket?: unknown }).WebSocket = RecordingWebSocket
-  const pages = chainPages(30)
-  for (const path of Object.keys(pages)) pages[path] = { ...pages[path], delayMs: 30 }
-  site = await startCrawlSite({ pages })
-  api = await serve({
-    port: 0,
-    engine: Engine.layer({ allowPrivateAddresses: true }),
-    serverConfig: ServerConfig.layer({ apiKeys: ["test-key", "other-key"] }),
-  })
+  site = await startCrawlSite({ pages: chainPages(30, { delayMs: 30 }) })
+  api = await startTestApi(["test-key", "other-key"])
   client = new Firecrawl({ apiUrl: api.url, apiKey: "test-key" })
 })
 afterAll(async () => {

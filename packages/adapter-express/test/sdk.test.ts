@@ -3,10 +3,10 @@
  * the answers checked against what the site holds.
  */
 import Firecrawl, { type Document } from "@mendable/firecrawl-js"
-import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CrawlSite, chainPages, type SitePage, startCrawlSite } from "../../core/test/support/crawlSite.js"
-import { type RunningServer, serve } from "../src/index.js"
+import type { RunningServer } from "../src/index.js"
+import { startTestApi } from "./support/apiWithSite.js"
 
 /** A small linked site: 12 reachable pages, one disallowed by robots.txt, one link that answers 404. */
 const pages: Record<string, SitePage> = {
@@ -38,14 +38,8 @@ let client: Firecrawl
 beforeAll(async () => {
   site = await startCrawlSite({ pages, robots: "User-agent: *\nDisallow: /private\n" })
   big = await startCrawlSite({ pages: chainPages(130) })
-  const slowPages = chainPages(40)
-  for (const path of Object.keys(slowPages)) slowPages[path] = { ...slowPages[path], delayMs: 150 }
-  slow = await startCrawlSite({ pages: slowPages })
-  api = await serve({
-    port: 0,
-    engine: Engine.layer({ allowPrivateAddresses: true }),
-    serverConfig: ServerConfig.layer({ apiKeys: ["test-key", "other-key"] }),
-  })
+  slow = await startCrawlSite({ pages: chainPages(40, { delayMs: 150 }) })
+  api = await startTestApi(["test-key", "other-key"])
   client = new Firecrawl({ apiUrl: api.url, apiKey: "test-key" })
 })
 afterAll(async () => {

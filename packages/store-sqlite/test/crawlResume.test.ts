@@ -48,9 +48,8 @@ const lineMatching = (child: ChildProcess, match: (line: string) => boolean): Pr
   })
 
 it("finishes a crawl killed halfway, with every page exactly once", async () => {
-  const pages = chainPages(500)
   // Slow enough that the kill lands mid-crawl with fetches in flight.
-  for (const path of Object.keys(pages)) pages[path] = { ...pages[path], delayMs: 15 }
+  const pages = chainPages(500, { delayMs: 15 })
   const site = await startCrawlSite({ pages })
   const filename = join(dir, "crawl.db")
   try {

@@ -1,6 +1,6 @@
 /** A small linked website on 127.0.0.1 for crawl, batch and map tests: five pages that link to each other. */
 import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
+import { type Listening, listenOnLoopback } from "../../../core/test/support/loopback.js"
 
 const page = (title: string, links: ReadonlyArray<string>) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><main>` +
@@ -16,10 +16,7 @@ export const pages: Record<string, { readonly title: string; readonly links: Rea
   "/about?lang=en": { title: "About", links: ["/"] },
 }
 
-export interface LinkedSite {
-  readonly url: string
-  readonly close: () => Promise<void>
-}
+export type LinkedSite = Listening
 
 export const startLinkedSite = async (): Promise<LinkedSite> => {
   const server = createServer((req, res) => {
@@ -32,14 +29,5 @@ export const startLinkedSite = async (): Promise<LinkedSite> => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
     res.end(page(found.title, found.links))
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  }
+  return listenOnLoopback(server)
 }

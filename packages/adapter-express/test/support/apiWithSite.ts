@@ -1,21 +1,27 @@
-/** The fixture site and an API server (private targets allowed, the given keys) for end-to-end tests. */
+/** A test API server (private targets allowed, the given keys; none: open) beside the site it scrapes. */
 import { Engine, ServerConfig } from "@webdata/core"
 import { type FixtureSite, startFixtureSite } from "../../../core/test/support/fixtureSite.js"
 import { type RunningServer, serve } from "../../src/index.js"
 
-export interface ApiWithSite {
-  readonly site: FixtureSite
-  readonly api: RunningServer
-  readonly close: () => Promise<void>
-}
-
-export const startApiWithSite = async (apiKeys: ReadonlyArray<string>): Promise<ApiWithSite> => {
-  const site = await startFixtureSite()
-  const api = await serve({
+export const startTestApi = (apiKeys: ReadonlyArray<string> = []): Promise<RunningServer> =>
+  serve({
     port: 0,
     engine: Engine.layer({ allowPrivateAddresses: true }),
     serverConfig: ServerConfig.layer({ apiKeys }),
   })
+
+export interface SiteWithApi<Site> {
+  readonly site: Site
+  readonly api: RunningServer
+  readonly close: () => Promise<void>
+}
+
+/** An API over `site`; `close` stops both. */
+export const withApi = async <Site extends { readonly close: () => Promise<void> }>(
+  site: Site,
+  apiKeys: ReadonlyArray<string> = [],
+): Promise<SiteWithApi<Site>> => {
+  const api = await startTestApi(apiKeys)
   return {
     site,
     api,
@@ -25,3 +31,9 @@ export const startApiWithSite = async (apiKeys: ReadonlyArray<string>): Promise<
     },
   }
 }
+
+export type ApiWithSite = SiteWithApi<FixtureSite>
+
+/** The fixture site and an API over it. */
+export const startApiWithSite = async (apiKeys: ReadonlyArray<string>): Promise<ApiWithSite> =>
+  withApi(await startFixtureSite(), apiKeys)

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto"
 import { createServer, type IncomingHttpHeaders } from "node:http"
-import type { AddressInfo } from "node:net"
 import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime, Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Webhook, type WebhookEvent } from "../../src/Domain/Webhook.js"
 import * as Webhooks from "../../src/Jobs/Webhooks.js"
 import * as UrlGuard from "../../src/Net/UrlGuard.js"
+import { listenOnLoopback } from "../support/loopback.js"
 
 interface Received {
   readonly path: string
@@ -59,17 +59,12 @@ const startReceiver = async (behaviour: Behaviour = () => 200): Promise<Receiver
       })
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
+  const { url, close } = await listenOnLoopback(server)
   const receiver: Receiver = {
-    url: `http://127.0.0.1:${port}/hook?x=1`,
+    url: `${url}/hook?x=1`,
     received,
     waitFor: (count) => until(() => received.length >= count, `${count} request(s), got ${received.length}`),
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    close,
   }
   receivers.push(receiver)
   return receiver

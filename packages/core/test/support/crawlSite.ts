@@ -3,7 +3,7 @@
  * (status, delay, Retry-After). It records every request (path and start time) and the most requests in flight.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import { listenOnLoopback } from "./loopback.js"
 
 export interface SitePage {
   readonly links?: ReadonlyArray<string>
@@ -39,10 +39,11 @@ const page = (path: string, spec: SitePage): string =>
   "</article></main><footer>Footer text</footer></body></html>"
 
 /** `count` pages `/p/0` … linked as a graph where every page is reachable from `/` (each page links the next two). */
-export const chainPages = (count: number, prefix = "/p/"): Record<string, SitePage> => {
-  const pages: Record<string, SitePage> = { "/": { links: [`${prefix}0`] } }
+export const chainPages = (count: number, options: { readonly delayMs?: number } = {}): Record<string, SitePage> => {
+  const slow = options.delayMs !== undefined ? { delayMs: options.delayMs } : {}
+  const pages: Record<string, SitePage> = { "/": { links: ["/p/0"], ...slow } }
   for (let i = 0; i < count; i++)
-    pages[`${prefix}${i}`] = { links: [`${prefix}${(i + 1) % count}`, `${prefix}${(i * 7 + 3) % count}`, "/"] }
+    pages[`/p/${i}`] = { links: [`/p/${(i + 1) % count}`, `/p/${(i * 7 + 3) % count}`, "/"], ...slow }
   return pages
 }
 
@@ -83,17 +84,6 @@ export const startCrawlSite = async (spec: SiteSpec): Promise<CrawlSite> => {
     res.end(page(path, found))
   }
   const server = createServer((req, res) => void handle(req, res))
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    hits: (path) => counts.get(path) ?? 0,
-    requests,
-    maxInFlight: () => maxInFlight,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
+  const { url, close } = await listenOnLoopback(server)
+  return { url, hits: (path) => counts.get(path) ?? 0, requests, maxInFlight: () => maxInFlight, close }
 }

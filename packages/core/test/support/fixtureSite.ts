@@ -4,19 +4,15 @@
  */
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
+import { type Listening, listenOnLoopback } from "./loopback.js"
 
 const page = (name: string) => readFileSync(fileURLToPath(new URL(`../fixtures/site/${name}`, import.meta.url)))
 
 const html = (body: string, title = "Fixture") =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`
 
-export interface FixtureSite {
-  /** `http://127.0.0.1:<port>` */
-  readonly url: string
-  readonly close: () => Promise<void>
-}
+export type FixtureSite = Listening
 
 type Route = (url: URL) => { status?: number; type?: string; headers?: Record<string, string>; body: string | Buffer }
 
@@ -83,14 +79,5 @@ export const startFixtureSite = async (): Promise<FixtureSite> => {
     res.writeHead(answer.status ?? 200, { ...(answer.type ? { "content-type": answer.type } : {}), ...answer.headers })
     res.end(answer.body)
   })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
-  }
+  return listenOnLoopback(server)
 }
