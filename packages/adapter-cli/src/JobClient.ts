@@ -23,6 +23,7 @@ import {
 } from "@webdata/core"
 import { MemoryJobStore } from "@webdata/core/jobs"
 import { Config, Context, Effect, Layer, Option } from "effect"
+import { type Connection, layerFor } from "./Connection.js"
 import { CliFailure, fail } from "./Scraper.js"
 
 export type JobKind = "crawl" | "batch"
@@ -233,13 +234,6 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
 
 /** Runs `effect` with the client the connection options choose: local unless `--api-url` is given. */
 export const withJobClient = <A, E, R>(
-  args: { readonly apiUrl: Option.Option<string>; readonly apiKey: Option.Option<string> },
+  args: Connection,
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E, Exclude<R, JobClient>> =>
-  Effect.provide(
-    effect,
-    Option.match(args.apiUrl, {
-      onNone: () => layerLocal,
-      onSome: (url) => layerRemote(url, Option.getOrUndefined(args.apiKey)),
-    }),
-  )
+): Effect.Effect<A, E, Exclude<R, JobClient>> => Effect.provide(effect, layerFor(args, layerLocal, layerRemote))

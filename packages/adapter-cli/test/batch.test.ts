@@ -1,25 +1,23 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { RunningServer } from "@webdata/adapter-express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseUrlList } from "../src/commands/batch.js"
 import { spawnWebdata } from "./support/child.js"
-import type { LinkedSite } from "./support/linkedSite.js"
 import { webdata } from "./support/run.js"
 import { pageHeaders, type SiteAndApi, startSiteAndApi } from "./support/siteAndApi.js"
 
-let site: LinkedSite
-let api: RunningServer
 let fixtures: SiteAndApi
 let dir: string
 let list: string
 beforeAll(async () => {
   fixtures = await startSiteAndApi()
-  ;({ site, api } = fixtures)
   dir = mkdtempSync(join(tmpdir(), "webdata-batch-"))
   list = join(dir, "urls.txt")
-  writeFileSync(list, `# pages to scrape\n${site.url}/docs/intro\n\n  ${site.url}/docs/setup.html  \n# done\n`)
+  writeFileSync(
+    list,
+    `# pages to scrape\n${fixtures.site.url}/docs/intro\n\n  ${fixtures.site.url}/docs/setup.html  \n# done\n`,
+  )
 })
 afterAll(() => fixtures.close())
 
@@ -28,8 +26,8 @@ describe("webdata batch", () => {
     const result = await webdata(["batch", list])
     expect(result.code).toBe(0)
     expect(pageHeaders(result.stdout)).toEqual([
-      `==> ${site.url}/docs/intro <==`,
-      `==> ${site.url}/docs/setup.html <==`,
+      `==> ${fixtures.site.url}/docs/intro <==`,
+      `==> ${fixtures.site.url}/docs/setup.html <==`,
     ])
     expect(result.stdout).toContain("# Setup")
   })
@@ -51,21 +49,21 @@ describe("webdata batch", () => {
   })
 
   it("scrapes through a server with --api-url", async () => {
-    const result = await webdata(["batch", list, "--api-url", api.url, "--jsonl"])
+    const result = await webdata(["batch", list, "--api-url", fixtures.api.url, "--jsonl"])
     expect(result.code).toBe(0)
     expect(result.stdout.trim().split("\n")).toHaveLength(2)
   })
 
   it("fails on invalid URLs unless told to skip them, and on an empty list", async () => {
     const mixed = join(dir, "mixed.txt")
-    writeFileSync(mixed, `${site.url}/docs/intro\nftp://example.com/\n`)
+    writeFileSync(mixed, `${fixtures.site.url}/docs/intro\nftp://example.com/\n`)
     const invalid = await webdata(["batch", mixed])
     expect(invalid.code).toBe(1)
     expect(invalid.stderr).toMatch(/^webdata: .*\(BAD_REQUEST\)\n$/)
     const skipped = await webdata(["batch", mixed, "--ignore-invalid-urls"])
     expect(skipped.code).toBe(0)
     expect(skipped.stderr).toBe("skipped invalid URL: ftp://example.com/\n")
-    expect(pageHeaders(skipped.stdout)).toEqual([`==> ${site.url}/docs/intro <==`])
+    expect(pageHeaders(skipped.stdout)).toEqual([`==> ${fixtures.site.url}/docs/intro <==`])
     const empty = join(dir, "empty.txt")
     writeFileSync(empty, "# nothing yet\n\n")
     expect(await webdata(["batch", empty])).toMatchObject({ code: 1, stderr: `webdata: No URLs in ${empty}\n` })

@@ -1,42 +1,37 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { RunningServer } from "@webdata/adapter-express"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeNamer, stemOf } from "../src/FileNames.js"
 import { makeProgress, progressLine } from "../src/Progress.js"
 import { spawnWebdata } from "./support/child.js"
-import type { LinkedSite } from "./support/linkedSite.js"
 import { webdata } from "./support/run.js"
 import { pageHeaders, type SiteAndApi, startSiteAndApi } from "./support/siteAndApi.js"
 
-let site: LinkedSite
-let api: RunningServer
 let fixtures: SiteAndApi
 beforeAll(async () => {
   fixtures = await startSiteAndApi()
-  ;({ site, api } = fixtures)
 })
 afterAll(() => fixtures.close())
 
 const allPages = () =>
   ["/", "/about?lang=en", "/docs/intro", "/docs/intro.html", "/docs/setup.html"].map(
-    (path) => `==> ${site.url}${path} <==`,
+    (path) => `==> ${fixtures.site.url}${path} <==`,
   )
 
 describe("webdata crawl", () => {
   it("prints every page of the site once, each under its URL", async () => {
-    const result = await webdata(["crawl", site.url])
+    const result = await webdata(["crawl", fixtures.site.url])
     expect(result.code).toBe(0)
     expect(pageHeaders(result.stdout)).toEqual(allPages().sort())
-    expect(result.stdout).toContain(`==> ${site.url}/docs/setup.html <==\n\n# Setup\n`)
+    expect(result.stdout).toContain(`==> ${fixtures.site.url}/docs/setup.html <==\n\n# Setup\n`)
     // Not a terminal: no progress line, no summary.
     expect(result.stderr).toBe("")
   })
 
   it("prints JSON lines with --jsonl", async () => {
-    const result = await webdata(["crawl", site.url, "--jsonl"])
+    const result = await webdata(["crawl", fixtures.site.url, "--jsonl"])
     expect(result.code).toBe(0)
     const documents = result.stdout
       .trim()
@@ -44,15 +39,17 @@ describe("webdata crawl", () => {
       .map((line) => JSON.parse(line))
     expect(documents.map((document) => document.metadata.sourceURL).sort()).toEqual(
       ["/", "/about?lang=en", "/docs/intro", "/docs/intro.html", "/docs/setup.html"].map(
-        (path) => `${site.url}${path}`,
+        (path) => `${fixtures.site.url}${path}`,
       ),
     )
-    expect(documents.find((document) => document.metadata.sourceURL === `${site.url}/`).markdown).toContain("# Home")
+    expect(documents.find((document) => document.metadata.sourceURL === `${fixtures.site.url}/`).markdown).toContain(
+      "# Home",
+    )
   })
 
   it("writes one file per page with -o, named after the URL path", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "webdata-crawl-")), "out")
-    const result = await webdata(["crawl", site.url, "-o", dir])
+    const result = await webdata(["crawl", fixtures.site.url, "-o", dir])
     expect(result.code).toBe(0)
     expect(readdirSync(dir).sort()).toEqual([
       "about_lang-en.md",
@@ -68,19 +65,34 @@ describe("webdata crawl", () => {
       (name) => readFileSync(join(dir, name), "utf8").split("\n")[0],
     )
     expect(intros.sort()).toEqual(["# Intro", "# Intro Again"])
-    expect(result.stdout.split("\n")).toContain(`${join(dir, "index.md")}\t${site.url}/`)
+    expect(result.stdout.split("\n")).toContain(`${join(dir, "index.md")}\t${fixtures.site.url}/`)
     expect(result.stderr).toMatch(new RegExp(`^Crawled 5 pages into ${dir} \\(0 errors\\) in [\\d.]+s\\n$`))
   })
 
   it("passes crawl options through", async () => {
-    const limited = await webdata(["crawl", site.url, "--limit", "2", "--jsonl"])
+    const limited = await webdata(["crawl", fixtures.site.url, "--limit", "2", "--jsonl"])
     expect(limited.code).toBe(0)
     expect(limited.stdout.trim().split("\n")).toHaveLength(2)
-    const shallow = await webdata(["crawl", site.url, "--max-depth", "0", "--sitemap", "skip"])
-    expect(pageHeaders(shallow.stdout)).toEqual([`==> ${site.url}/ <==`])
-    const excluded = await webdata(["crawl", site.url, "--exclude-paths", "^/docs/", "--exclude-paths", "^/about"])
-    expect(pageHeaders(excluded.stdout)).toEqual([`==> ${site.url}/ <==`])
-    const html = await webdata(["crawl", site.url, "--max-depth", "0", "--format", "html", "--no-main-content"])
+    const shallow = await webdata(["crawl", fixtures.site.url, "--max-depth", "0", "--sitemap", "skip"])
+    expect(pageHeaders(shallow.stdout)).toEqual([`==> ${fixtures.site.url}/ <==`])
+    const excluded = await webdata([
+      "crawl",
+      fixtures.site.url,
+      "--exclude-paths",
+      "^/docs/",
+      "--exclude-paths",
+      "^/about",
+    ])
+    expect(pageHeaders(excluded.stdout)).toEqual([`==> ${fixtures.site.url}/ <==`])
+    const html = await webdata([
+      "crawl",
+      fixtures.site.url,
+      "--max-depth",
+      "0",
+      "--format",
+      "html",
+      "--no-main-content",
+    ])
     expect(html.stdout).toContain("<h1>Home</h1>")
   })
 
@@ -88,24 +100,24 @@ describe("webdata crawl", () => {
     const invalid = await webdata(["crawl", "ftp://example.com/"])
     expect(invalid).toMatchObject({ code: 1, stdout: "" })
     expect(invalid.stderr).toBe("webdata: URL uses unsupported protocol (BAD_REQUEST)\n")
-    const regex = await webdata(["crawl", site.url, "--include-paths", "("])
+    const regex = await webdata(["crawl", fixtures.site.url, "--include-paths", "("])
     expect(regex.code).toBe(1)
     expect(regex.stderr).toMatch(/^webdata: .*\(BAD_REQUEST\)\n$/)
-    const both = await webdata(["crawl", site.url, "--jsonl", "-o", tmpdir()])
+    const both = await webdata(["crawl", fixtures.site.url, "--jsonl", "-o", tmpdir()])
     expect(both.stderr).toBe("webdata: --jsonl prints to stdout; it cannot be combined with --output\n")
-    const header = await webdata(["crawl", site.url, "--header", "nocolon"])
+    const header = await webdata(["crawl", fixtures.site.url, "--header", "nocolon"])
     expect(header.stderr).toBe('webdata: Invalid --header "nocolon": expected "Name: value"\n')
-    expect((await webdata(["crawl", site.url, "--sitemap", "sometimes"])).code).toBe(1)
-    expect((await webdata(["crawl", site.url, "--bogus"])).code).toBe(1)
+    expect((await webdata(["crawl", fixtures.site.url, "--sitemap", "sometimes"])).code).toBe(1)
+    expect((await webdata(["crawl", fixtures.site.url, "--bogus"])).code).toBe(1)
   })
 
   it("crawls through a server with --api-url, following its status pages", async () => {
-    const result = await webdata(["crawl", site.url, "--api-url", api.url])
+    const result = await webdata(["crawl", fixtures.site.url, "--api-url", fixtures.api.url])
     expect(result.code).toBe(0)
     expect(pageHeaders(result.stdout)).toEqual(allPages().sort())
-    const refused = await webdata(["crawl", "ftp://example.com/", "--api-url", api.url])
+    const refused = await webdata(["crawl", "ftp://example.com/", "--api-url", fixtures.api.url])
     expect(refused.stderr).toBe("webdata: URL uses unsupported protocol (BAD_REQUEST)\n")
-    const down = await webdata(["crawl", site.url, "--api-url", "http://127.0.0.1:9"])
+    const down = await webdata(["crawl", fixtures.site.url, "--api-url", "http://127.0.0.1:9"])
     expect(down.code).toBe(1)
     expect(down.stderr.trim().split("\n")).toHaveLength(1)
   })
@@ -140,13 +152,13 @@ describe("webdata crawl", () => {
 
   it("cancels the crawl on Ctrl-C and exits with 130", async () => {
     // One fetch a second, so the crawl is still running when the signal comes.
-    const child = spawnWebdata(["crawl", site.url, "--delay", "1", "--api-url", api.url])
+    const child = spawnWebdata(["crawl", fixtures.site.url, "--delay", "1", "--api-url", fixtures.api.url])
     await child.waitFor((stdout) => stdout.includes("==> "))
     child.process.kill("SIGINT")
     expect(await child.exited).toBe(130)
     expect(child.stderr()).toMatch(/^webdata: crawl [0-9a-f-]{36} cancelled\n$/)
     const id = /crawl ([0-9a-f-]{36})/.exec(child.stderr())![1]
-    const status = await (await fetch(`${api.url}/v2/crawl/${id}`)).json()
+    const status = await (await fetch(`${fixtures.api.url}/v2/crawl/${id}`)).json()
     expect(status.status).toBe("cancelled")
   })
 })

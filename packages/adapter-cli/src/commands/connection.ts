@@ -1,6 +1,7 @@
 /** The options that choose where work runs: in process (default) or on a server (`--api-url`). */
 import { Options } from "@effect/cli"
-import { Config, Effect, Option } from "effect"
+import { Config, Effect } from "effect"
+import { type Connection, layerFor } from "../Connection.js"
 import { layerLocal, layerRemote, type Scraper } from "../Scraper.js"
 
 export const connection = {
@@ -19,13 +20,6 @@ export const connection = {
 }
 
 export const withScraper = <A, E, R>(
-  args: { readonly apiUrl: Option.Option<string>; readonly apiKey: Option.Option<string> },
+  args: Connection,
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E, Exclude<R, Scraper>> =>
-  Effect.provide(
-    effect,
-    Option.match(args.apiUrl, {
-      onNone: () => layerLocal,
-      onSome: (url) => layerRemote(url, Option.getOrUndefined(args.apiKey)),
-    }),
-  )
+): Effect.Effect<A, E, Exclude<R, Scraper>> => Effect.provide(effect, layerFor(args, layerLocal, layerRemote))

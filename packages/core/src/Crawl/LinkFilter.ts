@@ -32,6 +32,16 @@ export interface LinkFilterOptions {
   readonly maxDiscoveryDepth?: number | undefined
 }
 
+/** No patterns, nothing widened: the seed's host, under the seed's path (Firecrawl's defaults). */
+export const SEED_PATH_ONLY: LinkFilterOptions = {
+  includePaths: [],
+  excludePaths: [],
+  regexOnFullURL: false,
+  crawlEntireDomain: false,
+  allowSubdomains: false,
+  allowExternalLinks: false,
+}
+
 export type DenyReason =
   | "URL_PARSE_ERROR"
   | "NON_WEB_PROTOCOL"

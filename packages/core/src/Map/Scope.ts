@@ -8,7 +8,7 @@
  * - Reported URLs are normalized (fragment dropped, query dropped with `ignoreQueryParameters`) and deduplicated by
  *   the crawl's key (`deduplicateSimilarURLs` collapses www, scheme, trailing slash and index files).
  */
-import { type LinkContext, type LinkFilter, makeLinkFilter } from "../Crawl/LinkFilter.js"
+import { type LinkContext, type LinkFilter, makeLinkFilter, SEED_PATH_ONLY } from "../Crawl/LinkFilter.js"
 import { dedupKey, normalizeUrl } from "../Crawl/UrlKey.js"
 
 export interface MapScopeOptions {
@@ -52,16 +52,7 @@ export const makeMapScope = (seed: string, options: MapScopeOptions): MapScope =
   })
   // The link filter scopes paths on the seed's own host only; this one judges another host's path as if it were
   // on the seed's host.
-  const underSeedPath: LinkFilter | undefined = byPath
-    ? makeLinkFilter(seed, {
-        includePaths: [],
-        excludePaths: [],
-        regexOnFullURL: false,
-        crawlEntireDomain: false,
-        allowSubdomains: false,
-        allowExternalLinks: false,
-      })
-    : undefined
+  const underSeedPath: LinkFilter | undefined = byPath ? makeLinkFilter(seed, SEED_PATH_ONLY) : undefined
   const inPath = (url: URL): boolean => {
     if (underSeedPath === undefined || url.host === seedUrl.host) return true
     const rehomed = new URL(url.pathname, seedUrl.origin)

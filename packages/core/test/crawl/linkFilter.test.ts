@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { compilePatterns, type LinkFilterOptions, makeLinkFilter } from "../../src/Crawl/LinkFilter.js"
+import { compilePatterns, type LinkFilterOptions, makeLinkFilter, SEED_PATH_ONLY } from "../../src/Crawl/LinkFilter.js"
 
-const defaults: LinkFilterOptions = {
-  includePaths: [],
-  excludePaths: [],
-  regexOnFullURL: false,
-  crawlEntireDomain: false,
-  allowSubdomains: false,
-  allowExternalLinks: false,
-}
+const defaults = SEED_PATH_ONLY
 
 /** The verdict's reason, or "follow". */
 const judge =
