@@ -9,7 +9,7 @@
  * empty link gives nothing). Nesting is bounded before parsing (Prefilter), so recursion here stays shallow.
  */
 import { findOne } from "domutils"
-import { attr, type Element, isTag, isText, textOf } from "./Dom.js"
+import { attr, classOf, type Element, isTag, isText, textOf } from "./Dom.js"
 import { fence } from "./TextToMarkdown.js"
 
 const LANGUAGE = /(?:^|\s)(?:language|lang|highlight-source|highlight)-([\w+#.-]+)/i
@@ -20,7 +20,7 @@ const codeLanguage = (pre: Element): string => {
     if (element === null) continue
     const data = attr(element, "data-lang") ?? attr(element, "data-language")
     if (data) return data.trim()
-    const match = LANGUAGE.exec(attr(element, "class") ?? "")
+    const match = LANGUAGE.exec(classOf(element))
     if (match?.[1]) return match[1]
   }
   return ""
