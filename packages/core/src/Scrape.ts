@@ -48,10 +48,7 @@ export const retryAfterMs = (value: string | undefined, now: number): number | u
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-/**
- * The first invalid CSS selector of `includeTags` / `excludeTags`. The checker (a DOM) loads only when a request has
- * selectors: processes whose pages are parsed on content threads keep the parser out of their main thread.
- */
+/** The first invalid CSS selector of `includeTags` / `excludeTags`; the checker loads when a request first has some. */
 const selectorsModule = lazyModule(() => import("./Content/Selectors.js"))
 
 const invalidSelector = (input: ScrapeInput) =>

@@ -29,6 +29,11 @@ import { encodeJson, encodeOptionalJson } from "./Json.js"
 export interface MemoryJobStoreOptions {
   /** Bound of the cached page bodies in bytes (UTF-16 length × 2); least recently used go first. Default 256 MiB. */
   readonly cacheMaxBytes?: number
+  /**
+   * Bound of the scrape results kept for `GET /v2/scrape/{id}` in bytes (JSON length × 2); the least recently used go
+   * first, so a long-lived process that scrapes a lot does not hold every result until it expires. Default 128 MiB.
+   */
+  readonly scrapesMaxBytes?: number
 }
 
 /** `[dueAt, seq]`: seq (admission order, unique) breaks ties and makes keys unique. */
@@ -99,10 +104,13 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   /** The `scraping` jobs: the only ones `leaseTasks` looks at. */
   const active = new Set<JobRow>()
   const tasks = new Map<string, TaskRow>()
-  const scrapes = new Map<
+  const scrapes = new LRUCache<
     string,
     { readonly owner: string | null; readonly json: string; readonly expiresAt: number }
-  >()
+  >({
+    maxSize: options.scrapesMaxBytes ?? 128 * 1024 * 1024,
+    sizeCalculation: (scrape) => Math.max(1, scrape.json.length * 2),
+  })
   const cache = new LRUCache<string, CachedPage>({
     maxSize: options.cacheMaxBytes ?? 256 * 1024 * 1024,
     sizeCalculation: (page) => Math.max(1, page.body.length * 2),
@@ -455,11 +463,9 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             active.delete(jobRow)
             jobs.delete(id)
           }
-          for (const [id, scrape] of scrapes) {
-            if (scrape.expiresAt > now) continue
-            scrapes.delete(id)
-            counts.scrapes += 1
-          }
+          const expired = Array.from(scrapes.entries()).filter(([, scrape]) => scrape.expiresAt <= now)
+          for (const [id] of expired) scrapes.delete(id)
+          counts.scrapes = expired.length
           const { cacheBefore } = purge
           if (cacheBefore !== undefined) {
             const stale = Array.from(cache.entries()).filter(([, page]) => page.cachedAt < cacheBefore)

@@ -2,8 +2,9 @@
  * Where pages become documents. The content pipeline is synchronous CPU work (tens of milliseconds for a large page),
  * so a server or a crawl worker runs it on content threads: the event loop stays free for requests and fetches, the
  * machine's other cores do the parsing, and a page that needs more memory than a thread may have (a hostile one)
- * fails alone with a clear error instead of taking the process down. The inline layer runs it on the caller's
- * thread (the library's default, and tests).
+ * fails alone with a clear error instead of taking the process down. Small pages still run on the caller's thread
+ * while the threads are idle (a lone request does not pay for the hand-over). The inline layer runs every page on the
+ * caller's thread (the library's default, and tests).
  */
 
 import { createRequire } from "node:module"
@@ -44,25 +45,32 @@ const failure = (url: string, message: string) =>
 
 const pipeline = lazyModule(() => import("./BuildDocument.js"))
 
-/** On the caller's thread (the pipeline loads on first use, so a process that uses threads never loads it here). */
-export const layerInline: Layer.Layer<DocumentBuilder> = Layer.succeed(DocumentBuilder, {
-  build: (options, page, provenance) =>
-    pipeline.pipe(
-      Effect.flatMap(({ buildDocument }) =>
-        Effect.try({
-          try: () => buildDocument(options, page, provenance),
-          catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
-        }),
-      ),
-      Effect.withSpan("Scrape.buildDocument"),
+const buildInline: DocumentBuilder["Type"]["build"] = (options, page, provenance) =>
+  pipeline.pipe(
+    Effect.flatMap(({ buildDocument }) =>
+      Effect.try({
+        try: () => buildDocument(options, page, provenance),
+        catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+      }),
     ),
-})
+    Effect.withSpan("Scrape.buildDocument"),
+  )
+
+/** On the caller's thread (the pipeline loads on first use). */
+export const layerInline: Layer.Layer<DocumentBuilder> = Layer.succeed(DocumentBuilder, { build: buildInline })
 
 export interface ThreadOptions {
   /** Content threads; 0 means inline. */
   readonly threads: number
   /** Heap limit of one thread in MiB. Default 512. */
   readonly maxHeapMb?: number
+  /**
+   * Pages up to this many characters are built on the caller's thread while no thread has work: a lone request then
+   * skips the hand-over (a few milliseconds for a 100 KB page) and blocks the event loop only briefly, while under
+   * load, and for large pages whose memory a thread's heap limit must bound, the threads take them. Default 256 Ki;
+   * 0 sends every page to the threads.
+   */
+  readonly inlineMaxChars?: number
 }
 
 interface Pending {
@@ -137,6 +145,11 @@ class ThreadPool {
     return slot
   }
 
+  /** No thread has a page to build. */
+  get idle(): boolean {
+    return this.#slots.every((slot) => slot.pending.size === 0)
+  }
+
   build(request: Omit<BuildRequest, "id">, signal: AbortSignal): Promise<Document> {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
@@ -165,13 +178,21 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
             Effect.sync(() => new ThreadPool(options.threads, options.maxHeapMb ?? 512)),
             (pool) => Effect.promise(() => pool.close()),
           ),
-          (pool) => ({
-            build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance) =>
-              Effect.tryPromise({
-                try: (signal) => pool.build({ options: scrapeOptions, page, provenance }, signal),
-                catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
-              }).pipe(Effect.withSpan("Scrape.buildDocument")),
-          }),
+          (pool) => {
+            const inlineMaxChars = options.inlineMaxChars ?? 256 * 1024
+            return {
+              // Decided when the build runs, not when its effect is made.
+              build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance) =>
+                Effect.suspend(() =>
+                  pool.idle && page.body.length <= inlineMaxChars
+                    ? buildInline(scrapeOptions, page, provenance)
+                    : Effect.tryPromise({
+                        try: (signal) => pool.build({ options: scrapeOptions, page, provenance }, signal),
+                        catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+                      }).pipe(Effect.withSpan("Scrape.buildDocument")),
+                ),
+            }
+          },
         ),
       )
 

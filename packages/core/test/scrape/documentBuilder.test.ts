@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
+import { Worker } from "node:worker_threads"
 import { Effect, Either, Schema } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
 import type { PageContent } from "../../src/Scrape/BuildDocument.js"
 import { DocumentBuilder, layerInline, layerThreads } from "../../src/Scrape/DocumentBuilder.js"
@@ -29,7 +30,7 @@ describe("DocumentBuilder", () => {
             Array.from({ length: 6 }, () => builder.build(options, page(article), provenance)),
             { concurrency: "unbounded" },
           ),
-        ).pipe(Effect.provide(layerThreads({ threads: 2 }))),
+        ).pipe(Effect.provide(layerThreads({ threads: 2, inlineMaxChars: 0 }))),
       ),
     )
     expect(inline.markdown).toContain("Tidal")
@@ -45,7 +46,7 @@ describe("DocumentBuilder", () => {
             Effect.either(builder.build(options, page(huge), provenance)),
             builder.build(options, page(article), provenance),
           ]),
-        ).pipe(Effect.provide(layerThreads({ threads: 1, maxHeapMb: 64 }))),
+        ).pipe(Effect.provide(layerThreads({ threads: 1, maxHeapMb: 64, inlineMaxChars: 0 }))),
       ),
     )
     expect(Either.isLeft(failed)).toBe(true)
@@ -55,4 +56,37 @@ describe("DocumentBuilder", () => {
     }
     expect(next.markdown).toContain("Tidal")
   }, 60_000)
+
+  it("builds a small page on the caller's thread while the threads are idle, and large or concurrent ones on threads", async () => {
+    const posted = vi.spyOn(Worker.prototype, "postMessage")
+    try {
+      const large = article.replace("</body>", `${"<p>More words for a longer article.</p>".repeat(8000)}</body>`)
+      const [small, big, [bigAgain, smallAgain]] = await Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(DocumentBuilder, (builder) =>
+            Effect.all([
+              Effect.tap(builder.build(options, page(article), provenance), () =>
+                Effect.sync(() => expect(posted).not.toHaveBeenCalled()),
+              ),
+              Effect.tap(builder.build(options, page(large), provenance), () =>
+                Effect.sync(() => expect(posted).toHaveBeenCalledTimes(1)),
+              ),
+              // While a thread has work, small pages queue for the threads too.
+              Effect.all(
+                [builder.build(options, page(large), provenance), builder.build(options, page(article), provenance)],
+                {
+                  concurrency: "unbounded",
+                },
+              ).pipe(Effect.tap(() => Effect.sync(() => expect(posted).toHaveBeenCalledTimes(3)))),
+            ]),
+          ).pipe(Effect.provide(layerThreads({ threads: 1 }))),
+        ),
+      )
+      expect(small.markdown).toContain("Tidal")
+      expect(big.markdown).toContain("More words for a longer article.")
+      expect([bigAgain, smallAgain]).toEqual([big, small])
+    } finally {
+      posted.mockRestore()
+    }
+  }, 30_000)
 })
