@@ -3,8 +3,19 @@
  * page in the same run. The difference is what the API adds: request handling, validation, the URL guard, the
  * content pipeline and JSON encoding. Run: `npm run server -w @webdata/bench` (ROUNDS and REQUESTS override). It
  * runs on the compiled packages with plain `node`, as `npm start` does: a TypeScript loader would add its own cost.
+ *
+ * SERVER=inline (default): the API runs in this process (memory store, pipeline on the main thread), so the
+ * difference is the server's work alone. SERVER=process: `npm start`'s entry in a child process with its defaults
+ * (SQLite store in a temporary folder, content threads, heap growth step), as deployed; the difference then also
+ * holds the wake-ups between processes that the in-process bare fetch does not pay. PAGE=tiny scrapes a 50-byte
+ * page instead: the fixed cost of a request.
  */
+import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { serve } from "@webdata/adapter-express"
 import { Engine, ServerConfig } from "@webdata/core"
 
@@ -46,18 +57,54 @@ const time = async (run, count) => {
   return samples.sort((a, b) => a - b)
 }
 
-const page = makePage()
+const page = process.env.PAGE === "tiny" ? "<html><body><p>Hello, tiny page.</p></body></html>" : makePage()
 const site = createServer((_req, res) => {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
   res.end(page)
 })
 await new Promise((resolve) => site.listen(0, "127.0.0.1", resolve))
 const pageUrl = `http://127.0.0.1:${site.address().port}/article`
-const api = await serve({
-  port: 0,
-  engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
-  serverConfig: ServerConfig.layer(),
-})
+
+/** `npm start`'s entry in a child process with its default configuration; resolves once it listens. */
+const startProcess = async () => {
+  const folder = mkdtempSync(join(tmpdir(), "webdata-bench-server-"))
+  const child = spawn(
+    process.execPath,
+    [new URL("../../packages/adapter-express/dist/main.js", import.meta.url).pathname],
+    {
+      env: {
+        ...process.env,
+        PORT: "0",
+        WEBDATA_STORE: `sqlite:${join(folder, "webdata.db")}`,
+        WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  )
+  const url = await new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the server exited with code ${code}`)))
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const match = /listening on (\S+)/.exec(line)
+      if (match) resolve(match[1])
+    })
+  })
+  const close = async () => {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGTERM")
+    await exited
+    rmSync(folder, { recursive: true, force: true })
+  }
+  return { url, close }
+}
+
+const api =
+  process.env.SERVER === "process"
+    ? await startProcess()
+    : await serve({
+        port: 0,
+        engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
+        serverConfig: ServerConfig.layer(),
+      })
 
 const bareFetch = async () => {
   const response = await fetch(pageUrl)
@@ -74,7 +121,7 @@ const scrape = async () => {
 }
 
 console.log(
-  `page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, ${ROUNDS} rounds × ${REQUESTS} sequential requests`,
+  `page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, server ${process.env.SERVER ?? "inline"}, ${ROUNDS} rounds × ${REQUESTS} sequential requests`,
 )
 await time(bareFetch, WARMUP)
 await time(scrape, WARMUP)
