@@ -1,7 +1,7 @@
 /**
- * A module loaded on first use and kept (the content pipeline, the selector checker: processes that parse on content
- * threads never load them on their main thread). `import()` of a loaded module still goes through the module loader on
- * every call (a round trip to a loader thread when one is registered), which a per-request import would pay.
+ * A module loaded on first use and kept (the content pipeline, the selector checker, the map engine: a process loads
+ * only what its requests use). `import()` of a loaded module still goes through the module loader on every call (a
+ * round trip to a loader thread when one is registered), which a per-request import would pay.
  */
 import { Effect } from "effect"
 
