@@ -75,7 +75,7 @@ const startProcess = async () => {
       env: {
         ...process.env,
         PORT: "0",
-        WEBDATA_STORE: `sqlite:${join(folder, "webdata.db")}`,
+        WEBDATA_STORE: process.env.WEBDATA_STORE ?? `sqlite:${join(folder, "webdata.db")}`,
         WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
       },
       stdio: ["ignore", "pipe", "inherit"],
