@@ -7,9 +7,8 @@
  * SERVER=inline (default): the API runs in this process (memory store, pipeline on the main thread), so the
  * difference is the server's work alone. SERVER=process: `npm start`'s entry in a child process with its defaults
  * (SQLite store in a temporary folder unless WEBDATA_STORE names one, content threads, heap growth step), as
- * deployed; the difference then also
- * holds the wake-ups between processes that the in-process bare fetch does not pay. PAGE=tiny scrapes a 50-byte
- * page instead: the fixed cost of a request.
+ * deployed; the difference then also holds the wake-ups between processes that the in-process bare fetch does not
+ * pay. PAGE=tiny scrapes a 50-byte page instead: the fixed cost of a request.
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
