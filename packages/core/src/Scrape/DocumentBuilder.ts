@@ -40,8 +40,13 @@ export class DocumentBuilder extends Context.Tag("@webdata/core/DocumentBuilder"
   }
 >() {}
 
-const failure = (url: string, message: string) =>
-  new ScrapeError({ reason: "EngineFailed", url, message: `Could not process the content of ${url}: ${message}` })
+/** A failure inside the pipeline (or of its thread) as the page's error, never a crash. */
+const failure = (url: string, error: unknown) =>
+  new ScrapeError({
+    reason: "EngineFailed",
+    url,
+    message: `Could not process the content of ${url}: ${error instanceof Error ? error.message : String(error)}`,
+  })
 
 const pipeline = lazyModule(() => import("./BuildDocument.js"))
 
@@ -50,7 +55,7 @@ const buildInline: DocumentBuilder["Type"]["build"] = (options, page, provenance
     Effect.flatMap(({ buildDocument }) =>
       Effect.try({
         try: () => buildDocument(options, page, provenance),
-        catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+        catch: (error) => failure(page.url, error),
       }),
     ),
     Effect.withSpan("Scrape.buildDocument"),
@@ -188,7 +193,7 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
                     ? buildInline(scrapeOptions, page, provenance)
                     : Effect.tryPromise({
                         try: (signal) => pool.build({ options: scrapeOptions, page, provenance }, signal),
-                        catch: (error) => failure(page.url, error instanceof Error ? error.message : String(error)),
+                        catch: (error) => failure(page.url, error),
                       }).pipe(Effect.withSpan("Scrape.buildDocument")),
                 ),
             }
