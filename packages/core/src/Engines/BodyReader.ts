@@ -77,6 +77,19 @@ const tooLarge = (url: string, what: string, limit: number) =>
     message: `The response of ${url} exceeds the ${what} size limit of ${limit} bytes`,
   })
 
+/** An identity-encoded body: one cap, no stream stages (most pages; the stages cost more than the read). */
+const readPlain = async (body: Readable, maxBytes: number, url: string): Promise<Uint8Array> => {
+  const chunks: Array<Buffer> = []
+  let received = 0
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    received += chunk.length
+    // Leaving the loop destroys the stream.
+    if (received > maxBytes) throw tooLarge(url, "body", maxBytes)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, received)
+}
+
 /** Reads, decodes and caps a body; rejects with a `ScrapeError` for caps and encodings, or the stream's own error. */
 export const readBody = async (
   body: Readable,
@@ -86,6 +99,7 @@ export const readBody = async (
   signal: AbortSignal,
 ): Promise<Uint8Array> => {
   const stages = decodersFor(contentEncoding, url).map((make) => make())
+  if (stages.length === 0) return readPlain(body, limits.maxBodyBytes, url)
   let received = 0
   let produced = 0
   const chunks: Array<Buffer> = []

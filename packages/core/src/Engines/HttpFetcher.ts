@@ -5,7 +5,7 @@
  * request's `timeoutMs` bounds the whole fetch: interruption (timeout or caller) aborts whatever is in flight.
  */
 import type { Readable } from "node:stream"
-import { Config, type ConfigError, Duration, Effect, Layer, type Scope } from "effect"
+import { Config, type ConfigError, Duration, Effect, Exit, Layer, type Scope } from "effect"
 import { CookieJar } from "tough-cookie"
 import { ScrapeError } from "../Errors.js"
 import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
@@ -135,12 +135,7 @@ export const make = (
     }
 
     const fetch = Effect.fn("Fetcher.fetch")(
-      function* (request: FetchRequest) {
-        // Aborted when the fetch ends for any reason: a timeout or an interruption tears down the request in flight.
-        const controller = yield* Effect.acquireRelease(
-          Effect.sync(() => new AbortController()),
-          (controller) => Effect.sync(() => controller.abort()),
-        )
+      function* (request: FetchRequest, controller: AbortController) {
         const agent = request.skipTlsVerification ? lenient : verifying
         // Made on the first Set-Cookie: most fetches are one hop without cookies.
         let jar: CookieJar | undefined
@@ -201,9 +196,10 @@ export const make = (
           return page
         }
       },
-      (effect, request) =>
+      (effect, request, controller) =>
         effect.pipe(
-          Effect.scoped,
+          // A failure, a timeout or an interruption tears down the request in flight; a success has read it all.
+          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(() => controller.abort()))),
           Effect.timeoutFail({
             duration: Duration.millis(request.timeoutMs),
             onTimeout: () =>
@@ -216,7 +212,7 @@ export const make = (
         ),
     )
 
-    return { fetch }
+    return { fetch: (request: FetchRequest) => Effect.suspend(() => fetch(request, new AbortController())) }
   })
 
 /** The fetcher with explicit limits (missing fields take the defaults). */
