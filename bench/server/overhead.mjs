@@ -1,23 +1,36 @@
 /**
- * Server overhead: latency of `POST /v2/scrape` for a ~100 KB page on loopback, against a bare fetch of the same
- * page in the same run. The difference is what the API adds: request handling, validation, the URL guard, the
+ * Server overhead: latency of `POST /v2/scrape` for ~100 KB pages on loopback, against a bare fetch of the same
+ * pages in the same run. The difference is what the API adds: request handling, validation, the URL guard, the
  * content pipeline and JSON encoding. Run: `npm run server -w @webdata/bench` (ROUNDS and REQUESTS override). It
  * runs on the compiled packages with plain `node`, as `npm start` does: a TypeScript loader would add its own cost.
  *
- * SERVER=inline (default): the API runs in this process (memory store, pipeline on the main thread), so the
- * difference is the server's work alone. SERVER=process: `npm start`'s entry in a child process with its defaults
- * (SQLite store in a temporary folder unless WEBDATA_STORE names one, content threads, heap growth step), as
- * deployed; the difference then also holds the wake-ups between processes that the in-process bare fetch does not
- * pay. PAGE=tiny scrapes a 50-byte page instead: the fixed cost of a request.
+ * PAGE=synthetic (default): one text-dense 96 KB article, the pipeline's worst case per byte (its markdown is as long
+ * as its HTML). PAGE=corpus: the real pages of 80–120 KB of the Zyte article-extraction benchmark, one after the
+ * other (read from its git directory, ARTICLE_BENCHMARK_REPO, as the content benchmark does). PAGE=tiny: a 50-byte
+ * page, the fixed cost of a request.
+ *
+ * SERVER, a comma list (default `floor,floor-process,inline,process`), names the servers measured; their requests
+ * are interleaved (a bare fetch, then one scrape on each), so that all see the same moments of this machine.
+ * - inline: the API in this process (memory store, pipeline on the main thread): the server's work alone.
+ * - process: `npm start`'s entry in a child process with its defaults (SQLite store in a temporary folder unless
+ *   WEBDATA_STORE names one, content threads, heap growth step), as deployed; the difference then also holds the
+ *   wake-ups between processes that the in-process bare fetch does not pay. `process+NAME=value+...` adds
+ *   environment variables; CHILD_FLAGS passes Node flags to the children.
+ * - floor: no framework at all, in this process: a bare `node:http` server that reads the JSON body, fetches the page
+ *   with `fetch`, runs the same content pipeline (`@webdata/core/content`) and answers the document as JSON; no
+ *   validation, URL guard, limits, cache or store. What the API costs beyond it is the framework's share.
+ * - floor-process: the floor in a child process (compare with `process`).
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
+import { gunzipSync } from "node:zlib"
 import { serve } from "@webdata/adapter-express"
 import { Engine, ServerConfig } from "@webdata/core"
+import { extractHtml } from "@webdata/core/content"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const REQUESTS = Number(process.env.REQUESTS ?? 200)
@@ -47,40 +60,86 @@ const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
 
-const time = async (run, count) => {
-  const samples = []
-  for (let i = 0; i < count; i++) {
-    const started = performance.now()
-    await run()
-    samples.push(performance.now() - started)
+/** The framework-free floor: the same fetch, pipeline and JSON answer on a bare `node:http` server. */
+const startFloor = async () => {
+  const formats = { markdown: true, html: false, links: false, images: false }
+  const server = createServer(async (req, res) => {
+    const chunks = []
+    for await (const chunk of req) chunks.push(chunk)
+    const { url } = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    const response = await fetch(url)
+    const html = await response.text()
+    const { markdown, metadata } = extractHtml(html, {
+      url,
+      onlyMainContent: true,
+      includeTags: [],
+      excludeTags: [],
+      removeBase64Images: true,
+      formats,
+    })
+    const document = { markdown, metadata: { ...metadata, sourceURL: url, url, statusCode: response.status } }
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(JSON.stringify({ success: true, data: document }))
+  })
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
   }
-  return samples.sort((a, b) => a - b)
 }
 
-const page = process.env.PAGE === "tiny" ? "<html><body><p>Hello, tiny page.</p></body></html>" : makePage()
-const site = createServer((_req, res) => {
+// The floor's own child process (`floor-process`): serve, say where, and wait to be stopped.
+if (process.env.BENCH_FLOOR_SERVER === "1") {
+  const floor = await startFloor()
+  console.log(`listening on ${floor.url}`)
+  await new Promise((resolve) => process.once("SIGTERM", resolve))
+  await floor.close()
+  process.exit(0)
+}
+
+/** The article benchmark's pages of 80–120 KB (the corpus's median page is 112 KB). */
+const corpusPages = () => {
+  const repo = process.env.ARTICLE_BENCHMARK_REPO ?? "/work/.mirror/scrapinghub+article-extraction-benchmark/repo"
+  const git = (...args) => execFileSync("git", [`--git-dir=${repo}`, ...args], { maxBuffer: 256 * 1024 * 1024 })
+  const ids = Object.keys(JSON.parse(git("show", "HEAD:ground-truth.json").toString("utf8")))
+  return ids
+    .map((id) => gunzipSync(git("show", `HEAD:html/${id}.html.gz`)))
+    .filter((page) => page.length >= 80 * 1024 && page.length <= 120 * 1024)
+}
+
+const PAGE = process.env.PAGE ?? "synthetic"
+const pages =
+  PAGE === "tiny"
+    ? [Buffer.from("<html><body><p>Hello, tiny page.</p></body></html>")]
+    : PAGE === "corpus"
+      ? corpusPages()
+      : PAGE === "synthetic"
+        ? [Buffer.from(makePage())]
+        : undefined
+if (pages === undefined || pages.length === 0) throw new Error(`PAGE=${PAGE}: expected synthetic, corpus or tiny`)
+const site = createServer((req, res) => {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-  res.end(page)
+  res.end(pages[Number(req.url.slice(1)) % pages.length])
 })
 await new Promise((resolve) => site.listen(0, "127.0.0.1", resolve))
-const pageUrl = `http://127.0.0.1:${site.address().port}/article`
+// Each request asks for the next page: bare fetches and scrapes go through the same sequence.
+let sent = 0
+const nextPageUrl = () => `http://127.0.0.1:${site.address().port}/${sent++}`
 
-/** `npm start`'s entry in a child process with its default configuration; resolves once it listens. */
-const startProcess = async () => {
+/** `entry` in a child process (by default `npm start`'s, with its defaults) and `env`; resolves once it listens. */
+const startProcess = async (env, entry = new URL("../../packages/adapter-express/dist/main.js", import.meta.url)) => {
   const folder = mkdtempSync(join(tmpdir(), "webdata-bench-server-"))
-  const child = spawn(
-    process.execPath,
-    [new URL("../../packages/adapter-express/dist/main.js", import.meta.url).pathname],
-    {
-      env: {
-        ...process.env,
-        PORT: "0",
-        WEBDATA_STORE: process.env.WEBDATA_STORE ?? `sqlite:${join(folder, "webdata.db")}`,
-        WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
+  const flags = (process.env.CHILD_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+  const child = spawn(process.execPath, [...flags, entry.pathname], {
+    env: {
+      ...process.env,
+      PORT: "0",
+      WEBDATA_STORE: process.env.WEBDATA_STORE ?? `sqlite:${join(folder, "webdata.db")}`,
+      WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
+      ...env,
     },
-  )
+    stdio: ["ignore", "pipe", "inherit"],
+  })
   const url = await new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`the server exited with code ${code}`)))
     createInterface({ input: child.stdout }).on("line", (line) => {
@@ -97,60 +156,86 @@ const startProcess = async () => {
   return { url, close }
 }
 
-const api =
-  process.env.SERVER === "process"
-    ? await startProcess()
-    : await serve({
-        port: 0,
-        engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
-        serverConfig: ServerConfig.layer(),
-      })
+/**
+ * `inline`, `floor`, `floor-process` (the floor in a child process), `process`, or `process+NAME=value+...` (the
+ * child's environment on top of the defaults).
+ */
+const startServer = async (spec) => {
+  const [kind, ...assignments] = spec.split("+")
+  if (kind === "inline" && assignments.length === 0)
+    return serve({
+      port: 0,
+      engine: Engine.layer({ allowPrivateAddresses: true, cacheMaxBytes: 0 }),
+      serverConfig: ServerConfig.layer(),
+    })
+  if (kind === "floor" && assignments.length === 0) return startFloor()
+  if (kind === "floor-process" && assignments.length === 0)
+    return startProcess({ BENCH_FLOOR_SERVER: "1" }, new URL(import.meta.url))
+  if (kind === "process")
+    return startProcess(Object.fromEntries(assignments.map((assignment) => assignment.split("="))))
+  throw new Error(`SERVER=${spec}: expected inline, floor, floor-process, process or process+NAME=value`)
+}
+
+const SERVER = (process.env.SERVER ?? "floor,floor-process,inline,process").split(",")
+const servers = []
+for (const spec of SERVER) servers.push({ spec, ...(await startServer(spec)) })
 
 const bareFetch = async () => {
-  const response = await fetch(pageUrl)
+  const response = await fetch(nextPageUrl())
   await response.text()
 }
-const scrape = async () => {
-  const response = await fetch(`${api.url}/v2/scrape`, {
+const scrape = async (server) => {
+  const response = await fetch(`${server.url}/v2/scrape`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url: pageUrl, maxAge: 0 }),
+    body: JSON.stringify({ url: nextPageUrl(), maxAge: 0 }),
   })
   const body = await response.json()
   if (!body.success) throw new Error(`scrape failed: ${JSON.stringify(body)}`)
 }
 
+/** One request of each lane in turn, so that every lane sees the same moments of the machine. */
+const lanes = [
+  { name: "bare fetch", run: bareFetch },
+  ...servers.map((server) => ({ name: server.spec, run: () => scrape(server) })),
+]
+const timeLanes = async (count) => {
+  const samples = lanes.map(() => [])
+  for (let i = 0; i < count; i++)
+    for (const [index, lane] of lanes.entries()) {
+      const started = performance.now()
+      await lane.run()
+      samples[index].push(performance.now() - started)
+    }
+  return samples.map((values) => values.sort((a, b) => a - b))
+}
+
+const sizes = pages.map((page) => page.length / 1024)
 console.log(
-  `page: ${(Buffer.byteLength(page) / 1024).toFixed(1)} KB, server ${process.env.SERVER ?? "inline"}, ${ROUNDS} rounds × ${REQUESTS} sequential requests`,
+  `page ${PAGE}: ${pages.length} page(s) of ${Math.min(...sizes).toFixed(1)}–${Math.max(...sizes).toFixed(1)} KB; ` +
+    `servers ${SERVER.join(", ")}; ${ROUNDS} rounds × ${REQUESTS} requests per lane, lanes interleaved`,
 )
-await time(bareFetch, WARMUP)
-await time(scrape, WARMUP)
+await timeLanes(WARMUP)
 const rounds = []
 for (let round = 0; round < ROUNDS; round++) {
-  const fetched = await time(bareFetch, REQUESTS)
-  const scraped = await time(scrape, REQUESTS)
-  const result = {
-    fetchP50: percentile(fetched, 50),
-    fetchP99: percentile(fetched, 99),
-    scrapeP50: percentile(scraped, 50),
-    scrapeP99: percentile(scraped, 99),
-  }
+  const samples = await timeLanes(REQUESTS)
+  const result = samples.map((sorted) => ({ p50: percentile(sorted, 50), p99: percentile(sorted, 99) }))
   rounds.push(result)
   console.log(
-    `round ${round + 1}: bare fetch p50 ${result.fetchP50.toFixed(2)} ms p99 ${result.fetchP99.toFixed(2)} ms | ` +
-      `POST /v2/scrape p50 ${result.scrapeP50.toFixed(2)} ms p99 ${result.scrapeP99.toFixed(2)} ms`,
+    `round ${round + 1}: ${lanes.map((lane, index) => `${lane.name} p50 ${result[index].p50.toFixed(2)} ms p99 ${result[index].p99.toFixed(2)} ms`).join(" | ")}`,
   )
 }
-const summary = {
-  fetchP50: median(rounds.map((r) => r.fetchP50)),
-  fetchP99: median(rounds.map((r) => r.fetchP99)),
-  scrapeP50: median(rounds.map((r) => r.scrapeP50)),
-  scrapeP99: median(rounds.map((r) => r.scrapeP99)),
+const medianOf = (index, key) => median(rounds.map((result) => result[index][key]))
+const bare = { p50: medianOf(0, "p50"), p99: medianOf(0, "p99") }
+console.log(`median of rounds: bare fetch p50 ${bare.p50.toFixed(2)} ms, p99 ${bare.p99.toFixed(2)} ms`)
+for (const [index, lane] of lanes.entries()) {
+  if (index === 0) continue
+  const p50 = medianOf(index, "p50")
+  const p99 = medianOf(index, "p99")
+  console.log(
+    `  ${lane.name}: POST /v2/scrape p50 ${p50.toFixed(2)} ms -> overhead p50 ${(p50 - bare.p50).toFixed(2)} ms, ` +
+      `p99 ${(p99 - bare.p99).toFixed(2)} ms`,
+  )
 }
-console.log(
-  `median of rounds: overhead p50 ${(summary.scrapeP50 - summary.fetchP50).toFixed(2)} ms, ` +
-    `p99 ${(summary.scrapeP99 - summary.fetchP99).toFixed(2)} ms ` +
-    `(bare fetch p50 ${summary.fetchP50.toFixed(2)} ms, scrape p50 ${summary.scrapeP50.toFixed(2)} ms)`,
-)
-await api.close()
+for (const server of servers) await server.close()
 site.close()
