@@ -3,7 +3,7 @@
  * produced by decompression. Everything streams, and the read stops as soon as either cap is crossed, so a
  * decompression bomb costs at most the decompressed cap in memory, never its claimed size.
  */
-import { Readable, pipeline as streamPipeline } from "node:stream"
+import { addAbortSignal, Readable, pipeline as streamPipeline } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import {
   constants,
@@ -78,10 +78,10 @@ const tooLarge = (url: string, what: string, limit: number) =>
   })
 
 /** An identity-encoded body: one cap, no stream stages (most pages; the stages cost more than the read). */
-const readPlain = async (body: Readable, maxBytes: number, url: string): Promise<Uint8Array> => {
+const readPlain = async (body: Readable, maxBytes: number, url: string, signal: AbortSignal): Promise<Uint8Array> => {
   const chunks: Array<Buffer> = []
   let received = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
+  for await (const chunk of addAbortSignal(signal, body) as AsyncIterable<Buffer>) {
     received += chunk.length
     // Leaving the loop destroys the stream.
     if (received > maxBytes) throw tooLarge(url, "body", maxBytes)
@@ -99,7 +99,7 @@ export const readBody = async (
   signal: AbortSignal,
 ): Promise<Uint8Array> => {
   const stages = decodersFor(contentEncoding, url).map((make) => make())
-  if (stages.length === 0) return readPlain(body, limits.maxBodyBytes, url)
+  if (stages.length === 0) return readPlain(body, limits.maxBodyBytes, url, signal)
   let received = 0
   let produced = 0
   const chunks: Array<Buffer> = []

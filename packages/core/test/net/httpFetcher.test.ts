@@ -262,6 +262,16 @@ describe("HttpFetcher: time limits and broken connections", () => {
     expect(await until(() => !server.requestConnectionOpen(index))).toBe(true)
   })
 
+  it("runs a fetch effect again after an interrupted run: each run gets its own abort controller", async () => {
+    // Retries (the crawl's task runner) run the same effect value again; an aborted controller must not carry over.
+    const fetchPage = (await runtime.runPromise(Fetcher)).fetch(request("/page"))
+    const first = runtime.runFork(fetchPage)
+    await runtime.runPromise(Fiber.interrupt(first))
+    const again = await runtime.runPromise(fetchPage)
+    expect(again.status).toBe(200)
+    expect(text(again)).toContain(PAGE_TEXT)
+  })
+
   it("reports a reset connection and a truncated body as Connection", async () => {
     const reset = await failure("/reset")
     expect(reset.error.reason).toBe("Connection")
