@@ -171,8 +171,10 @@ const startServer = async (spec) => {
   if (kind === "floor" && assignments.length === 0) return startFloor()
   if (kind === "floor-process" && assignments.length === 0)
     return startProcess({ BENCH_FLOOR_SERVER: "1" }, new URL(import.meta.url))
-  if (kind === "process")
-    return startProcess(Object.fromEntries(assignments.map((assignment) => assignment.split("="))))
+  // Split at the first "=" only: values such as NODE_OPTIONS=--max-semi-space-size=32 hold one too.
+  const variables = assignments.map((assignment) => /^([^=]+)=(.*)$/.exec(assignment))
+  if (kind === "process" && variables.every((match) => match !== null))
+    return startProcess(Object.fromEntries(variables.map(([, name, value]) => [name, value])))
   throw new Error(`SERVER=${spec}: expected inline, floor, floor-process, process or process+NAME=value`)
 }
 
