@@ -4,10 +4,10 @@
  *
  * - `article`: the Zyte/Scrapinghub article-extraction benchmark (https://github.com/scrapinghub/article-extraction-benchmark),
  *   181 news and blog pages with a hand-written gold article body (`ground-truth.json`). Point ARTICLE_BENCHMARK_REPO
- *   at its git directory (default: the mirror at /work/.mirror/scrapinghub+article-extraction-benchmark/repo).
+ *   at its git directory (a clone, or a bare mirror).
  * - `readability`: Mozilla Readability's test pages (https://github.com/mozilla/readability, test/test-pages), 130 pages
- *   whose gold is Readability's own expected output, so it flatters Readability. READABILITY_REPO (default: the mirror
- *   at /work/.mirror/mozilla+readability/repo).
+ *   whose gold is Readability's own expected output, so it flatters Readability. Point READABILITY_REPO at its git
+ *   directory.
  */
 import { execFileSync } from "node:child_process"
 import { gunzipSync } from "node:zlib"
@@ -61,12 +61,18 @@ const readabilityPages = (repo: string): Corpus => ({
   })),
 })
 
+/** The git directory named by an environment variable; the corpora are not part of this repository. */
+const repoFrom = (variable: string, source: string): string => {
+  const repo = process.env[variable]
+  if (repo === undefined || repo === "")
+    throw new Error(`Set ${variable} to the git directory of a clone of ${source} (the corpus is read from it)`)
+  return repo
+}
+
 const LOADERS: Record<string, () => Corpus> = {
   article: () =>
-    articleBenchmark(
-      process.env.ARTICLE_BENCHMARK_REPO ?? "/work/.mirror/scrapinghub+article-extraction-benchmark/repo",
-    ),
-  readability: () => readabilityPages(process.env.READABILITY_REPO ?? "/work/.mirror/mozilla+readability/repo"),
+    articleBenchmark(repoFrom("ARTICLE_BENCHMARK_REPO", "https://github.com/scrapinghub/article-extraction-benchmark")),
+  readability: () => readabilityPages(repoFrom("READABILITY_REPO", "https://github.com/mozilla/readability")),
 }
 
 /** The corpora named in `names` (comma-separated), in that order. */

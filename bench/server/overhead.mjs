@@ -99,7 +99,11 @@ if (process.env.BENCH_FLOOR_SERVER === "1") {
 
 /** The article benchmark's pages of 80–120 KB (the corpus's median page is 112 KB). */
 const corpusPages = () => {
-  const repo = process.env.ARTICLE_BENCHMARK_REPO ?? "/work/.mirror/scrapinghub+article-extraction-benchmark/repo"
+  const repo = process.env.ARTICLE_BENCHMARK_REPO
+  if (!repo)
+    throw new Error(
+      "PAGE=corpus: set ARTICLE_BENCHMARK_REPO to the git directory of a clone of https://github.com/scrapinghub/article-extraction-benchmark",
+    )
   const git = (...args) => execFileSync("git", [`--git-dir=${repo}`, ...args], { maxBuffer: 256 * 1024 * 1024 })
   const ids = Object.keys(JSON.parse(git("show", "HEAD:ground-truth.json").toString("utf8")))
   return ids

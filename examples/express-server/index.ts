@@ -14,7 +14,10 @@ app.get("/", (_req, res) => {
 app.use(express.json({ limit: "10mb" }))
 const router = webdataRouter({
   apiKeys: ["secret-1", "secret-2"],
-  engineOptions: { store: SqliteJobStore.layer({ filename: "webdata.db" }), contentThreads: 1 },
+  engineOptions: {
+    store: SqliteJobStore.layer({ filename: ".webdata/webdata.db" }) /* git ignores .webdata/ */,
+    contentThreads: 1,
+  },
 })
 app.use("/firecrawl", router)
 app.use(webdataErrorHandler)

@@ -1,0 +1,74 @@
+/**
+ * The README's TypeScript examples, as files a fresh project compiles and runs. Only what a local test needs is
+ * changed: the example sites become the local fixture site, the engines may fetch it (it is on loopback), and the
+ * Express example listens on a free port, asks for one scrape and exits.
+ */
+import { readFile } from "node:fs/promises"
+
+/** The ```ts blocks under a `### heading`, up to the next heading. */
+const blocksUnder = (markdown: string, heading: string): Array<string> => {
+  const start = markdown.indexOf(`\n### ${heading}\n`)
+  if (start < 0) throw new Error(`README.md has no "### ${heading}" section`)
+  const rest = markdown.slice(start + heading.length + 6)
+  const section = rest.slice(0, rest.search(/\n#{2,3} /) === -1 ? undefined : rest.search(/\n#{2,3} /))
+  const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? "")
+  if (blocks.length === 0) throw new Error(`README.md's "${heading}" section has no ts example`)
+  return blocks
+}
+
+const replaceOnce = (source: string, from: string | RegExp, to: string): string => {
+  const replaced = source.replace(from, to)
+  if (replaced === source) throw new Error(`README example changed: "${String(from)}" not found in\n${source}`)
+  return replaced
+}
+
+const localSite = (source: string, site: string) => source.replace(/https:\/\/(docs\.)?example\.com/g, site)
+
+/** `new Webdata()` / `new Webdata({ … })` and `Engine.layer()` with the loopback opt-in. */
+const allowLoopback = (source: string) =>
+  source
+    .replace(
+      /new Webdata\((\{ |\))/g,
+      (_, next) => `new Webdata({ allowPrivateAddresses: true${next === ")" ? " })" : ", "}`,
+    )
+    .replaceAll("Engine.layer()", "Engine.layer({ allowPrivateAddresses: true })")
+
+export const readmeSnippets = async (
+  readmePath: string,
+  site: string,
+  port: number,
+): Promise<Record<"promise" | "promiseJobs" | "effect" | "express", string>> => {
+  const readme = await readFile(readmePath, "utf8")
+  const [promise, promiseJobs] = blocksUnder(readme, "In an app (Promises)")
+  const [effect] = blocksUnder(readme, "In an app (Effect)")
+  const [express] = blocksUnder(readme, "Express")
+  if (promise === undefined || promiseJobs === undefined || effect === undefined || express === undefined)
+    throw new Error("README.md lost one of its examples")
+  const expressServer = replaceOnce(
+    replaceOnce(
+      localSite(express, site),
+      "webdataRouter({ ",
+      "webdataRouter({ engineOptions: { allowPrivateAddresses: true }, ",
+    ),
+    /app\.listen\(\d+\)/,
+    `app.listen(${port}, "127.0.0.1")`,
+  )
+  return {
+    promise: allowLoopback(localSite(promise, site)),
+    promiseJobs: allowLoopback(localSite(promiseJobs, site)),
+    effect: allowLoopback(localSite(effect, site)),
+    express: `${expressServer}
+server.once("listening", async () => {
+  const response = await fetch("http://127.0.0.1:${port}/firecrawl/v2/scrape", {
+    method: "POST",
+    headers: { authorization: "Bearer secret", "content-type": "application/json" },
+    body: JSON.stringify({ url: "${site}/article", formats: ["markdown"] }),
+  })
+  console.log(JSON.stringify(await response.json()))
+  server.close()
+  await router.dispose()
+  process.exit(0)
+})
+`,
+  }
+}
