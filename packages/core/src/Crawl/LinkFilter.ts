@@ -3,8 +3,11 @@
  * with the refusal reasons it reports. robots.txt is not judged here (see `Robots.ts`), and a `#section` link is
  * followed because the frontier strips the fragment (`UrlKey.ts`) and so sees it as the page it is on.
  *
+ * Patterns are RE2 expressions (re2js), as Firecrawl's are (the Rust `regex` crate): matching takes time linear in
+ * the URL's length whatever the pattern, so a caller's pattern cannot stall the process (a backtracking `RegExp` such
+ * as `^/(a+)+$` takes seconds on a 30-character path). No look-around and no back-references.
+ *
  * Where we depart from Firecrawl, on purpose:
- * - patterns are JS `RegExp` (Firecrawl uses the Rust `regex` crate, linear-time, no look-around);
  * - every scheme but http(s) is `NON_WEB_PROTOCOL` (Firecrawl lists mailto, tel, ftp, ...; `javascript:` then falls
  *   through to `EXTERNAL_LINK`);
  * - social sites are recognised by host, not by a substring anywhere in the URL, and never when they share the
@@ -13,6 +16,7 @@
  *   pptx and xlsx;
  * - a subdomain link honours `includePaths` even when `allowExternalLinks` is on.
  */
+import { RE2JS } from "re2js"
 import { getDomain } from "tldts"
 
 export interface LinkFilterOptions {
@@ -66,21 +70,47 @@ export interface LinkContext {
 
 export type LinkFilter = (candidate: string, context: LinkContext) => LinkVerdict
 
+/** A compiled `includePaths` / `excludePaths` pattern: `test` finds a match anywhere in the text. */
+export interface PathPattern {
+  readonly test: (text: string) => boolean
+}
+
+/**
+ * Bounds on one list of patterns. Matching is linear in the URL, but compiling a pattern and each match's constant
+ * grow with the pattern: these keep both to milliseconds.
+ */
+export const PATTERN_LIMITS = { count: 100, length: 2048, programSize: 10_000 } as const
+
+type Compiled = PathPattern[] | { readonly invalid: string; readonly message: string }
+
+const compileOne = (pattern: string): PathPattern | string => {
+  if (pattern.length > PATTERN_LIMITS.length) return `longer than ${PATTERN_LIMITS.length} characters`
+  try {
+    const compiled = RE2JS.compile(pattern)
+    return compiled.programSize() > PATTERN_LIMITS.programSize
+      ? "too complex (its compiled program is too large); split it or simplify its repetitions"
+      : compiled
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    return /unsupported|escape/.test(message)
+      ? `${message} (patterns use RE2 syntax: no look-around, no back-references)`
+      : message
+  }
+}
+
 /**
  * Compiles path patterns, skipping blank ones (an empty exclude would refuse everything; Firecrawl drops them too).
  * The first invalid pattern is returned with the engine's message, for the API's 400 answer.
  */
-export const compilePatterns = (
-  patterns: ReadonlyArray<string>,
-): RegExp[] | { readonly invalid: string; readonly message: string } => {
-  const compiled: RegExp[] = []
+export const compilePatterns = (patterns: ReadonlyArray<string>): Compiled => {
+  if (patterns.length > PATTERN_LIMITS.count)
+    return { invalid: `${patterns.length} patterns`, message: `at most ${PATTERN_LIMITS.count} patterns are allowed` }
+  const compiled: PathPattern[] = []
   for (const pattern of patterns) {
     if (pattern.trim() === "") continue
-    try {
-      compiled.push(new RegExp(pattern))
-    } catch (error) {
-      return { invalid: pattern, message: error instanceof Error ? error.message : String(error) }
-    }
+    const result = compileOne(pattern)
+    if (typeof result === "string") return { invalid: pattern, message: result }
+    compiled.push(result)
   }
   return compiled
 }
@@ -167,7 +197,7 @@ const FOLLOW: LinkVerdict = { follow: true }
  */
 export const makeLinkFilter = (seed: string, options: LinkFilterOptions): LinkFilter => {
   const seedUrl = new URL(seed)
-  const compile = (patterns: ReadonlyArray<string>): RegExp[] => {
+  const compile = (patterns: ReadonlyArray<string>): PathPattern[] => {
     const compiled = compilePatterns(patterns)
     if (Array.isArray(compiled)) return compiled
     throw new SyntaxError(`Invalid pattern ${JSON.stringify(compiled.invalid)}: ${compiled.message}`)
@@ -182,7 +212,7 @@ export const makeLinkFilter = (seed: string, options: LinkFilterOptions): LinkFi
   const sharesDomain = (url: URL): boolean => seedDomain !== null && registrableDomain(url) === seedDomain
   const inCrawl = (url: URL): boolean => isInternal(url) || (options.allowSubdomains && sharesDomain(url))
   const target = (url: URL): string => (options.regexOnFullURL ? url.href : url.pathname)
-  const matchesAny = (patterns: ReadonlyArray<RegExp>, text: string): boolean =>
+  const matchesAny = (patterns: ReadonlyArray<PathPattern>, text: string): boolean =>
     patterns.some((pattern) => pattern.test(text))
   const passesPatterns = (text: string): LinkVerdict => {
     if (matchesAny(excludes, text)) return deny("EXCLUDE_PATTERN")

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { compilePatterns, type LinkFilterOptions, makeLinkFilter, SEED_PATH_ONLY } from "../../src/Crawl/LinkFilter.js"
+import {
+  compilePatterns,
+  type LinkFilterOptions,
+  makeLinkFilter,
+  PATTERN_LIMITS,
+  SEED_PATH_ONLY,
+} from "../../src/Crawl/LinkFilter.js"
 
 const defaults = SEED_PATH_ONLY
 
@@ -14,8 +20,38 @@ const judge =
 describe("compilePatterns", () => {
   it("compiles valid patterns and skips blank ones", () => {
     const compiled = compilePatterns(["^/blog", "", "  ", "post-\\d+$"])
-    expect(Array.isArray(compiled)).toBe(true)
-    expect(compiled).toEqual([/^\/blog/, /post-\d+$/])
+    if (!Array.isArray(compiled)) throw new Error(compiled.message)
+    expect(compiled).toHaveLength(2)
+    expect(compiled.map((pattern) => pattern.test("/blog/post-12"))).toEqual([true, true])
+    expect(compiled.map((pattern) => pattern.test("/news/blog"))).toEqual([false, false])
+  })
+
+  it("matches in linear time: a pattern that makes a backtracking engine hang answers at once", () => {
+    const compiled = compilePatterns(["^/(a+)+$", "(x+x+)+y", "(.*a){20}"])
+    if (!Array.isArray(compiled)) throw new Error(compiled.message)
+    const hostile = `/${"a".repeat(5000)}!`
+    const started = performance.now()
+    for (const pattern of compiled) pattern.test(hostile)
+    compiled[1]?.test("x".repeat(5000))
+    // A backtracking RegExp does not finish the first of these within minutes (2^5000 paths).
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(compiled[0]?.test("/aaaa")).toBe(true)
+  })
+
+  it("refuses syntax a linear-time engine cannot run, and patterns past the limits", () => {
+    expect(compilePatterns(["^/(?!admin)"])).toMatchObject({
+      invalid: "^/(?!admin)",
+      message: expect.stringContaining("no look-around"),
+    })
+    expect(compilePatterns(["(a)\\1"])).toMatchObject({ message: expect.stringContaining("back-references") })
+    const long = `/${"x".repeat(PATTERN_LIMITS.length)}`
+    expect(compilePatterns([long])).toMatchObject({ invalid: long, message: expect.stringContaining("longer than") })
+    expect(compilePatterns(["[ab]{0,999}[ab]{0,999}[ab]{0,999}[ab]{0,999}[ab]{0,999}[ab]{0,999}"])).toMatchObject({
+      message: expect.stringContaining("too complex"),
+    })
+    expect(compilePatterns(Array.from({ length: PATTERN_LIMITS.count + 1 }, (_, i) => `/p${i}`))).toMatchObject({
+      message: `at most ${PATTERN_LIMITS.count} patterns are allowed`,
+    })
   })
 
   it("returns the first invalid pattern with the engine's message", () => {
@@ -23,7 +59,7 @@ describe("compilePatterns", () => {
     const result = compilePatterns(["^/ok", invalid, "*bad"])
     expect(result).toEqual({
       invalid,
-      message: "Invalid regular expression: /([unclosed/: Unterminated character class",
+      message: "error parsing regexp: missing closing ]: `[unclosed`",
     })
   })
 
