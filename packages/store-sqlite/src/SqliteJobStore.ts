@@ -280,6 +280,29 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         }),
       ),
 
+    leaseHolders: (prefix) =>
+      orStoreError(
+        Effect.map(
+          sql<{ readonly lease_owner: string }>`
+            SELECT DISTINCT lease_owner FROM tasks
+            WHERE status = 'leased' AND substr(lease_owner, 1, ${prefix.length}) = ${prefix}`,
+          (rows) => rows.map((row) => row.lease_owner),
+        ),
+      ),
+
+    expireLeases: (holders, now) =>
+      holders.length === 0
+        ? Effect.succeed(0)
+        : write(
+            Effect.map(
+              sql<{ readonly seq: number }>`
+                UPDATE tasks SET lease_until = ${now}, due_at = ${now}
+                WHERE status = 'leased' AND ${sql.in("lease_owner", holders)}
+                RETURNING seq`,
+              (rows) => rows.length,
+            ),
+          ),
+
     renewLease: (task, leaseUntil) =>
       orStoreError(
         Effect.map(

@@ -241,6 +241,14 @@ export interface JobStoreShape {
    * Concurrent calls never lease the same task.
    */
   readonly leaseTasks: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<Task>, StoreError>
+  /** The distinct `leaseOwner`s of leased tasks whose name starts with `prefix` (live or expired leases alike). */
+  readonly leaseHolders: (prefix: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
+  /**
+   * Ends every lease that `holders` hold (their processes are known to be gone): the tasks are due at once, and
+   * leasing them again counts an attempt, as for an expired lease; the old holders can no longer complete them.
+   * Returns how many leases were ended.
+   */
+  readonly expireLeases: (holders: ReadonlyArray<string>, now: number) => Effect.Effect<number, StoreError>
   /** Extends a lease the caller still holds to `leaseUntil`; returns the task with its new lease, or none. */
   readonly renewLease: (task: Task, leaseUntil: number) => Effect.Effect<Option.Option<Task>, StoreError>
   /**

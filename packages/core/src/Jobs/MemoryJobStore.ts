@@ -309,6 +309,32 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         }),
       ),
 
+    leaseHolders: (prefix) =>
+      atomic(
+        Effect.sync(() => {
+          const holders = new Set<string>()
+          for (const jobRow of jobs.values())
+            for (const row of jobRow.leased) if (row.leaseOwner?.startsWith(prefix)) holders.add(row.leaseOwner)
+          return [...holders]
+        }),
+      ),
+
+    expireLeases: (holders, now) =>
+      atomic(
+        Effect.sync(() => {
+          const gone = new Set(holders)
+          let ended = 0
+          for (const jobRow of jobs.values())
+            for (const row of jobRow.leased)
+              if (row.leaseOwner !== undefined && gone.has(row.leaseOwner)) {
+                row.leaseUntil = now
+                setDue(jobRow, row, now)
+                ended++
+              }
+          return ended
+        }),
+      ),
+
     renewLease: (task, leaseUntil) =>
       atomic(
         Effect.sync(() => {

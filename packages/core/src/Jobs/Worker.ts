@@ -5,14 +5,15 @@
  * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes by polling.
  * Expired jobs are purged periodically.
  *
- * Nothing here is durable: a killed worker leaves leases that expire, and their tasks run again elsewhere. The
- * store records each task's end exactly once, so a page is never lost nor counted twice.
+ * Nothing here is durable: a killed worker leaves leases, and their tasks run again. The store records each task's
+ * end exactly once, so a page is never lost nor counted twice. A worker takes back at once the leases of processes of
+ * its own machine that are gone (a restarted server resumes its crawls within seconds); leases of other machines'
+ * workers come back when they expire.
  */
-import { hostname } from "node:os"
 import { Config, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Ref, Schedule } from "effect"
-import { v7 as uuidv7 } from "uuid"
 import { JobStore, type Task } from "./JobStore.js"
 import { TaskRunner } from "./TaskRunner.js"
+import * as WorkerIdentity from "./WorkerIdentity.js"
 import { WorkSignal } from "./WorkSignal.js"
 
 export interface WorkerOptions {
@@ -45,7 +46,7 @@ export const run = (options: WorkerOptions = {}) =>
     const store = yield* JobStore
     const runner = yield* TaskRunner
     const signal = yield* WorkSignal
-    const workerId = `${hostname()}:${process.pid}:${uuidv7()}`
+    const workerId = WorkerIdentity.newHolder()
 
     const fibers = yield* FiberMap.make<string>()
     const tasksOfJob = new Map<string, Set<string>>()
@@ -132,6 +133,15 @@ export const run = (options: WorkerOptions = {}) =>
       }
     }).pipe(Effect.scoped)
 
+    /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
+    const reclaim = Effect.gen(function* () {
+      const gone = (yield* store.leaseHolders(WorkerIdentity.hostPrefix())).filter(WorkerIdentity.isGone)
+      if (gone.length === 0) return
+      const ended = yield* store.expireLeases(gone, Date.now())
+      yield* Effect.logInfo(`Took back ${ended} task lease(s) of ${gone.length} stopped worker(s) of this machine`)
+      yield* Queue.offer(wake, undefined)
+    }).pipe(Effect.catchAll((error) => Effect.logWarning("Taking back the leases of stopped workers failed", error)))
+
     const purge = Effect.suspend(() => {
       const now = Date.now()
       return store.purgeExpired(now, { cacheBefore: now - settings.cacheTtlMs })
@@ -139,7 +149,9 @@ export const run = (options: WorkerOptions = {}) =>
 
     yield* Effect.forkScoped(listen)
     yield* Effect.forkScoped(Effect.repeat(watchJobs, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
-    yield* Effect.forkScoped(Effect.repeat(purge, Schedule.spaced(Duration.millis(settings.purgeEveryMs))))
+    yield* Effect.forkScoped(
+      Effect.repeat(Effect.zipRight(reclaim, purge), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
+    )
     yield* Effect.forkScoped(loop)
     yield* Effect.logDebug(`Worker ${workerId} started (concurrency ${settings.concurrency})`)
   })

@@ -316,6 +316,31 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("lists a host's lease holders and ends the leases of gone ones at once", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.createJob(newJob(), tasks(4))
+            const dead = yield* lease(store, "host-a|1|x", T0, 2, 60_000)
+            const [alive] = yield* lease(store, "host-a|2|y", T0, 1, 60_000)
+            yield* lease(store, "host-b|1|z", T0, 1, 60_000)
+            expect([...(yield* store.leaseHolders("host-a|"))].sort()).toEqual(["host-a|1|x", "host-a|2|y"])
+            expect(yield* store.leaseHolders("host-c|")).toEqual([])
+
+            expect(yield* store.expireLeases(["host-a|1|x"], T0 + 10)).toBe(2)
+            expect(yield* store.expireLeases([], T0 + 10)).toBe(0)
+            // Due at once, long before the 60 s lease would have run out; taking them again counts an attempt.
+            const retaken = yield* lease(store, "host-a|3|w", T0 + 10, 10)
+            expect(retaken.map((task) => task.id).sort()).toEqual(dead.map((task) => task.id).sort())
+            expect(retaken.every((task) => task.attempts === 1)).toBe(true)
+            // The gone holder can no longer record; the live one and the new one can.
+            expect((yield* store.completeTask(dead[0]!, done())).recorded).toBe(false)
+            expect((yield* store.completeTask(alive!, done())).recorded).toBe(true)
+            expect((yield* store.completeTask(retaken[0]!, done())).recorded).toBe(true)
+            expect(yield* store.leaseHolders("host-a|")).toEqual(["host-a|3|w"])
+          }),
+        ),
+      )
+
       it.effect("concurrent fibers leasing at once never get the same task", () =>
         withStore((store) =>
           Effect.gen(function* () {

@@ -1,6 +1,6 @@
 /**
- * Run as a child process by the crash-resume test: an engine on the SQLite file with a worker (short leases, so a
- * killed process's tasks come back quickly). `start <site>` starts a crawl and prints its id; `resume <id>` waits for
+ * Run as a child process by the crash-resume test: an engine on the SQLite file with a worker whose leases last a
+ * minute, so a crawl that resumes sooner than that shows the leases of the killed process were taken back at once. `start <site>` starts a crawl and prints its id; `resume <id>` waits for
  * the crawl to end. Both print `completed <n>` as the crawl advances and `done` at the end.
  */
 import { Webdata } from "@webdata/core"
@@ -11,7 +11,7 @@ const [filename, mode, target] = process.argv.slice(2) as [string, "start" | "re
 const webdata = new Webdata({
   allowPrivateAddresses: true,
   store: SqliteJobStore.layer({ filename }),
-  worker: { concurrency: 8, leaseMs: 1500 },
+  worker: { concurrency: 8, leaseMs: 60_000 },
 })
 
 const id = mode === "start" ? (await webdata.startCrawl(target, { sitemap: "skip", limit: 1000 })).id : target
