@@ -25,6 +25,7 @@ import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
 import * as HeapGrowth from "./Process/HeapGrowth.js"
+import * as Logging from "./Process/Logging.js"
 import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
 import * as Scrape from "./Scrape.js"
 
@@ -91,7 +92,8 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     MapModule.layer,
     ...(parts.worker !== undefined ? [parts.worker] : []),
   ).pipe(Layer.provideMerge(runner))
-  return services
+  // Before anything is built, so that the worker's and the services' fibers log through it too.
+  return services.pipe(Layer.provide(Logging.layer))
 }
 
 const workerLayer = (option: EngineOptions["worker"]) =>

@@ -6,6 +6,7 @@
 import { HttpApiBuilder, type HttpApp, HttpServer, HttpServerError, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
 import type { EngineServices } from "../Engine.js"
+import * as Logging from "../Process/Logging.js"
 import { Unauthorized, WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
 import { type WatchEvent, type WatchedKind, watch } from "./CrawlWatch.js"
@@ -60,7 +61,7 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
       HttpApiBuilder.middlewareCors(),
       // Inside the API app, so that it sees unknown routes and defects before they become empty responses.
       HttpApiBuilder.middleware(envelope),
-    ).pipe(Layer.provide(Layer.effectContext(context))),
+    ).pipe(Layer.provide(Layer.effectContext(context)), Layer.provide(Logging.layer)),
   )
   return {
     handler: web.handler,
