@@ -2,7 +2,7 @@
  * Strict decoding of request bodies into domain types, with failures shaped like Firecrawl's (zod) 400s: unknown keys
  * are errors, and `details` is a list of `{ code, path, message }` issues that its clients print.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, ParseResult, Schema, type SchemaAST } from "effect"
 import { RequestError } from "../Errors.js"
 
 export interface ValidationIssue {
@@ -39,12 +39,49 @@ const toIssue = (issue: ParseResult.ArrayFormatterIssue): ValidationIssue | unde
   }
 }
 
+/** An object with a literal `type` (behind any refinements): a member of a discriminated union. */
+const hasLiteralType = (ast: SchemaAST.AST): boolean =>
+  ast._tag === "Refinement"
+    ? hasLiteralType(ast.from)
+    : ast._tag === "TypeLiteral" &&
+      ast.propertySignatures.some((property) => property.name === "type" && property.type._tag === "Literal")
+
+/**
+ * A plain union of alternatives, zod's `z.union`: not an optional field (`X | undefined`, which Effect also models as
+ * a union), and not a union discriminated by `type` (zod's `discriminatedUnion` reports the chosen member's issues).
+ */
+const isPlainUnion = (ast: SchemaAST.AST): boolean => {
+  if (ast._tag !== "Union") return false
+  const members = ast.types.filter((member) => member._tag !== "UndefinedKeyword")
+  return members.length > 1 && !members.every(hasLiteralType)
+}
+
+/**
+ * Whether the first failure lies inside a union (`parsers`, `formats`, …): zod reports those as `invalid_union`,
+ * never as a refinement's message, so Firecrawl answers "Bad Request" for them.
+ */
+const firstFailureInUnion = (issue: ParseResult.ParseIssue, inUnion = false): boolean => {
+  switch (issue._tag) {
+    case "Composite": {
+      const first = Array.isArray(issue.issues) ? issue.issues[0] : issue.issues
+      const union = inUnion || isPlainUnion(issue.ast)
+      return first === undefined ? union : firstFailureInUnion(first as ParseResult.ParseIssue, union)
+    }
+    case "Pointer":
+    case "Refinement":
+    case "Transformation":
+      return firstFailureInUnion(issue.issue, inUnion)
+    default:
+      return inUnion
+  }
+}
+
 /** The 400 error of a failed decode, with Firecrawl's choice of top-level message. */
 export const validationError = (error: ParseResult.ParseError): RequestError => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => toIssue(issue) ?? [])
   const message = issues.some((issue) => issue.code === "unrecognized_keys")
     ? UNRECOGNIZED
-    : issues[0]?.code === "custom"
+    : issues[0]?.code === "custom" && !firstFailureInUnion(error.issue)
       ? issues[0].message
       : "Bad Request"
   return new RequestError({ reason: "Validation", code: "BAD_REQUEST", message, details: issues })

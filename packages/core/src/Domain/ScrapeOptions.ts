@@ -92,6 +92,9 @@ export const scrapeOptionFields = {
   ),
   /** Firecrawl's test hook; accepted so its test suite's requests validate, ignored. */
   useMock: Schema.optional(Schema.String),
+  /** Firecrawl's cloud-only repeated-block removal (needs its signature index); accepted and ignored. */
+  __experimental_omce: Schema.optional(Schema.Boolean),
+  __experimental_omceDomain: Schema.optional(Schema.String),
 }
 
 export const waitForWithinTimeout = <A extends { readonly waitFor: number; readonly timeout: number }>(options: A) =>

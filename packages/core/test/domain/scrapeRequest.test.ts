@@ -35,6 +35,28 @@ describe("ScrapeRequest", () => {
     ok({ url: "localhost:3000" })
   })
 
+  it("accepts Firecrawl's internal __experimental_omce keys (ignored)", () => {
+    ok({ url: "https://example.com", __experimental_omce: true, __experimental_omceDomain: "example.com" })
+    expect(bad({ url: "https://example.com", __experimental_omce: "yes" }).message).toBe("Bad Request")
+  })
+
+  it('answers a failure inside a plain union with "Bad Request" and the issue in details, as zod does', () => {
+    const error = bad({ url: "https://example.com", parsers: [{ type: "pdf", maxPages: -1 }] })
+    expect(error.message).toBe("Bad Request")
+    expect(error.details).toContainEqual(expect.objectContaining({ path: ["parsers", 0, "maxPages"] }))
+  })
+
+  it("reports a nested unknown key at its path", () => {
+    const error = bad({ url: "https://example.com", formats: [{ type: "json", prompt: "p", systemPrompt: "x" }] })
+    expect(error.message).toMatch(/^Unrecognized key in body/)
+    expect(error.details).toContainEqual({
+      code: "unrecognized_keys",
+      keys: ["systemPrompt"],
+      path: ["formats", 0],
+      message: 'Unrecognized key: "systemPrompt"',
+    })
+  })
+
   it("rejects unknown keys with Firecrawl's message and a zod-like issue", () => {
     const error = bad({ url: "https://example.com", bogus: true })
     expect(error.reason).toBe("Validation")
