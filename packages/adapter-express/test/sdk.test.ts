@@ -109,6 +109,15 @@ describe("the Firecrawl SDK against the Express adapter", () => {
     // Cancelling a finished crawl is a conflict.
     const finished = await client.crawl(site.url, { sitemap: "skip", limit: 1, pollInterval: 0.1, timeout: 20 })
     await expect(client.cancelCrawl(finished.id)).rejects.toMatchObject({ status: 409 })
+    const conflict = await fetch(`${api.url}/v2/crawl/${finished.id}`, {
+      method: "DELETE",
+      headers: { authorization: "Bearer test-key" },
+    })
+    expect(await conflict.json()).toEqual({
+      success: false,
+      code: "JOB_ALREADY_COMPLETED",
+      error: "Crawl is already completed",
+    })
   })
 
   it("batchScrape() scrapes every URL once; startBatchScrape() lists invalid URLs it ignored", async () => {

@@ -13,6 +13,7 @@ import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { unsupportedOption } from "./Scrape/Capabilities.js"
 
 /** A batch admits any number of URLs over its life (`appendToId`): its limit is not a bound in practice. */
 const BATCH_LIMIT = 1_000_000_000
@@ -85,6 +86,9 @@ export const make = Effect.gen(function* () {
     const invalid = request.urls.filter((url) => urlProblem(url) !== undefined)
     if (valid.length === 0)
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: "No valid URLs provided" })
+    // Refused now rather than failing every page of the batch later.
+    const unsupported = unsupportedOption(batchScrapeOptions(request))
+    if (unsupported !== undefined) return yield* unsupported
     const job =
       request.appendToId !== undefined
         ? yield* append(request.appendToId, owner, valid)

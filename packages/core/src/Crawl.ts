@@ -16,6 +16,7 @@ import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
 import { announce, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { unsupportedOption } from "./Scrape/Capabilities.js"
 
 export interface StartedCrawl {
   readonly job: Job
@@ -24,6 +25,8 @@ export interface StartedCrawl {
     readonly promptGeneratedOptions: Record<string, unknown>
     readonly finalCrawlerOptions: CrawlerOptions
   }
+  /** A prompt that gave no options: the crawl runs with the explicit ones, and this says so. */
+  readonly warning?: string
 }
 
 export interface PreviewedOptions {
@@ -53,13 +56,18 @@ const crawlerOptionsOf = (request: CrawlRequest): CrawlerOptions =>
     crawlerKeys.filter((key) => request[key] !== undefined).map((key) => [key, request[key]]),
   ) as unknown as CrawlerOptions
 
+const PROMPT_HELP =
+  "prompts are read without a language model in this build: name paths (/blog), depths, limits, subdomains, external links or sitemaps"
+
 const promptFailed = () =>
   new RequestError({
     reason: "Validation",
     code: "BAD_REQUEST",
-    message:
-      "Failed to process natural language prompt. Please try rephrasing or use explicit crawler options (this server reads prompts without a language model).",
+    message: `Failed to process natural language prompt. Please try rephrasing or use explicit crawler options (${PROMPT_HELP}).`,
   })
+
+const promptIgnored = (prompt: string) =>
+  `The prompt ${JSON.stringify(prompt.slice(0, 200))} gave no crawler options (${PROMPT_HELP}); the crawl runs with the explicit options.`
 
 export const make = Effect.gen(function* () {
   const store = yield* JobStore
@@ -67,11 +75,14 @@ export const make = Effect.gen(function* () {
   const signal = yield* WorkSignal
   const webhooks = yield* Webhooks
 
-  /** The request with the prompt's options under the explicit ones; the prompt's options on their own. */
+  /**
+   * The request with the prompt's options under the explicit ones and the prompt's options on their own; a prompt
+   * that gives no options leaves the request as it is, with a warning (an empty one says nothing at all).
+   */
   const withPrompt = Effect.fn("Crawl.withPrompt")(function* (input: unknown, request: CrawlRequest) {
-    if (request.prompt === undefined) return { request, generated: undefined }
+    if (request.prompt === undefined || request.prompt.trim() === "") return { request }
     const { options } = optionsFromPrompt(request.prompt, withScheme(request.url))
-    if (Object.keys(options).length === 0) return yield* promptFailed()
+    if (Object.keys(options).length === 0) return { request, warning: promptIgnored(request.prompt) }
     const explicit = input as Record<string, unknown>
     const merged = yield* decodeRequest({ ...options, ...explicit })
     return { request: merged, generated: options as Record<string, unknown> }
@@ -79,13 +90,13 @@ export const make = Effect.gen(function* () {
 
   const start = Effect.fn("Crawl.start")(function* (input: unknown, owner: Owner) {
     const decoded = yield* decodeRequest(input)
-    const { request, generated } = yield* withPrompt(input, decoded)
+    const { request, generated, warning } = yield* withPrompt(input, decoded)
     if (request.ignoreRobotsTxt && !config.allowIgnoreRobotsTxt)
       return yield* new RequestError({
         reason: "Forbidden",
         code: "FORBIDDEN",
         message:
-          "ignoreRobotsTxt is not enabled on this server (the operator can allow it: WEBDATA_ALLOW_IGNORE_ROBOTS=1)",
+          "ignoreRobotsTxt is not enabled (servers allow it with WEBDATA_ALLOW_IGNORE_ROBOTS=1, the library with jobs: { allowIgnoreRobotsTxt: true })",
       })
     const crawler = crawlerOptionsOf(request)
     const spec: CrawlSpec = {
@@ -94,6 +105,9 @@ export const make = Effect.gen(function* () {
       crawler,
       scrapeOptions: request.scrapeOptions ?? defaultScrapeOptions,
     }
+    // Refused now rather than failing every page of the crawl later.
+    const unsupported = unsupportedOption(spec.scrapeOptions)
+    if (unsupported !== undefined) return yield* unsupported
     const now = Date.now()
     const delayMs = request.delay !== undefined ? Math.round(request.delay * 1000) : undefined
     const job = yield* store.createJob(
@@ -122,6 +136,7 @@ export const make = Effect.gen(function* () {
       ...(generated !== undefined
         ? { prompt: { promptGeneratedOptions: generated, finalCrawlerOptions: crawler } }
         : {}),
+      ...(warning !== undefined ? { warning } : {}),
     } satisfies StartedCrawl
   })
 

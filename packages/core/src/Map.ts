@@ -304,7 +304,7 @@ export const make = Effect.gen(function* () {
       if (timedOut && request.timeout !== undefined)
         return yield* new MapError({
           reason: "Timeout",
-          message: `Map of ${seed} timed out after ${request.timeout} ms before finding any link`,
+          message: `The map operation timed out after ${request.timeout} ms before finding any link on ${seed}.`,
         })
       const seedVisit = findings.levels[0]?.[0]
       if (seedVisit?.blocked === "unreadable")

@@ -9,7 +9,7 @@ import { BatchScrape } from "./BatchScrape.js"
 import { Crawl } from "./Crawl.js"
 import type { BatchScrapeRequestInput } from "./Domain/BatchScrapeRequest.js"
 import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
-import { decodeStrict } from "./Domain/Decode.js"
+import { decodeStrict, type ValidationIssue } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
@@ -31,11 +31,25 @@ export class WebdataError extends Error {
   readonly details: unknown
   constructor(override readonly cause: EngineError) {
     const { code, status, message } = mapError(cause)
-    super(message)
+    super(libraryMessage(cause, message))
     this.code = code
     this.status = status
     this.details = cause._tag === "RequestError" ? cause.details : undefined
   }
+}
+
+/**
+ * The API answers unknown keys with Firecrawl's text about "the body"; a library caller passed options, so it is told
+ * which options it misspelled.
+ */
+const libraryMessage = (error: EngineError, message: string): string => {
+  if (error._tag !== "RequestError" || !Array.isArray(error.details)) return message
+  const unknown = (error.details as ReadonlyArray<ValidationIssue>)
+    .filter((issue) => issue.code === "unrecognized_keys")
+    .flatMap((issue) => (issue.keys ?? []).map((key) => [...issue.path, key].join(".")))
+  return unknown.length === 0
+    ? message
+    : `Unrecognized option${unknown.length > 1 ? "s" : ""}: ${unknown.map((key) => `"${key}"`).join(", ")}`
 }
 
 export interface WebdataOptions extends Engine.EngineOptions {}

@@ -87,10 +87,36 @@ export const validationError = (error: ParseResult.ParseError): RequestError => 
   return new RequestError({ reason: "Validation", code: "BAD_REQUEST", message, details: issues })
 }
 
+/**
+ * No request of the API nests deeper than a few levels (a JSON schema in a `json` format the most); past this, decoding
+ * and formatting its errors would recurse thousands of frames deep.
+ */
+export const MAX_NESTING = 64
+
+/** Whether `value` nests objects or arrays deeper than `max` levels; iterative, so any depth is safe to measure. */
+const nestedDeeperThan = (value: unknown, max: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!
+    if (node === null || typeof node !== "object") continue
+    if (depth >= max) return true
+    for (const child of Object.values(node)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
 /** Decodes an unknown value strictly (unknown keys are errors), failing with a Firecrawl-shaped 400. */
 export const decodeStrict =
   <A, I>(schema: Schema.Schema<A, I, never>) =>
   (input: unknown): Effect.Effect<A, RequestError> =>
-    Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input).pipe(
-      Effect.mapError(validationError),
-    )
+    nestedDeeperThan(input, MAX_NESTING)
+      ? Effect.fail(
+          new RequestError({
+            reason: "Validation",
+            code: "BAD_REQUEST",
+            message: `The request nests objects or arrays more than ${MAX_NESTING} levels deep.`,
+          }),
+        )
+      : Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input).pipe(
+          Effect.mapError(validationError),
+        )

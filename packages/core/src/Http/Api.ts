@@ -154,6 +154,8 @@ export const CrawlStartedResponse = Schema.Struct({
   ...JobStartedResponse.fields,
   promptGeneratedOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   finalCrawlerOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** A prompt that gave no crawler options: the crawl runs with the explicit ones. */
+  warning: Schema.optional(Schema.String),
 }).annotations({ identifier: "CrawlStartedResponse" })
 
 export const BatchStartedResponse = Schema.Struct({
@@ -172,6 +174,8 @@ export const JobStatusResponse = Schema.Struct({
   expiresAt: Schema.String,
   createdAt: Schema.String,
   completedAt: Schema.optional(Schema.String),
+  /** Seconds from `createdAt` to `completedAt`, or to now while the job runs. */
+  duration: Schema.Number,
   /** The next page of documents (absolute URL), while the job runs or more documents remain. */
   next: Schema.optional(Schema.String),
   data: Schema.Array(Document),

@@ -1,4 +1,5 @@
 /** Bearer-key authentication: one middleware for every protected group, and the same check for the WebSocket. */
+import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Redacted } from "effect"
 import { Authorization, Unauthorized } from "./Api.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -17,10 +18,22 @@ export const checkKey = (
   return Effect.succeed({ apiKey: key })
 }
 
+/** A key sent without its scheme (`Authorization: <key>`) is told so, instead of being called invalid. */
+const wrongScheme = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  const header = request.headers.authorization?.trim() ?? ""
+  return header !== "" && !/^bearer\s/i.test(header)
+    ? Effect.fail(unauthorized("Unauthorized: send the key as `Authorization: Bearer <key>`"))
+    : Effect.void
+})
+
 export const layer: Layer.Layer<Authorization, never, ServerConfig> = Layer.effect(
   Authorization,
   Effect.gen(function* () {
     const { apiKeys } = yield* ServerConfig
-    return { bearer: (token) => checkKey(apiKeys, Redacted.value(token)) }
+    return {
+      // An open server ignores whatever authorization a caller sends.
+      bearer: (token) =>
+        Effect.zipRight(apiKeys.size === 0 ? Effect.void : wrongScheme, checkKey(apiKeys, Redacted.value(token))),
+    }
   }),
 )

@@ -13,6 +13,7 @@ import { VERSION } from "../Version.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
+import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
 const decodeScrapeRequest = decodeStrict(ScrapeRequest)
@@ -48,12 +49,12 @@ const openApiDocument = OpenApi.fromApi(WebdataApi)
 
 export const MetaHandlers = HttpApiBuilder.group(WebdataApi, "meta", (handlers) =>
   handlers
-    .handle("health", () =>
+    .handle("health", ({ request }) =>
       Effect.succeed({
         success: true as const,
         message: "webdata API",
         version: VERSION,
-        documentation_url: "/v2/openapi.json",
+        documentation_url: `${publicPrefix(request)}/v2/openapi.json`,
       }),
     )
     .handle("openapi", () => Effect.succeed(openApiDocument)),

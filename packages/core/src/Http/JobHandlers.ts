@@ -49,6 +49,7 @@ export const statusBody = (page: StatusPage, next: string | undefined) => {
     expiresAt: iso(job.expiresAt),
     createdAt: iso(job.createdAt),
     ...(job.completedAt !== undefined ? { completedAt: iso(job.completedAt) } : {}),
+    duration: ((job.completedAt ?? Date.now()) - job.createdAt) / 1000,
     ...(next !== undefined ? { next } : {}),
     data: page.documents,
   }
@@ -90,7 +91,7 @@ const jobHandlers = (kind: JobKind) =>
           const outcome = yield* control.cancel(kind, yield* checkJobId(id), yield* callerOwner)
           if (outcome === "already-completed")
             return HttpServerResponse.unsafeJson(
-              { success: false, error: "Crawl is already completed" },
+              { success: false, code: "JOB_ALREADY_COMPLETED", error: "Crawl is already completed" },
               { status: 409 },
             )
           return { status: "cancelled" as const }
@@ -138,6 +139,7 @@ export const CrawlHandlers = HttpApiBuilder.group(WebdataApi, "crawl", (handlers
               id: started.job.id,
               url: `${publicBase(request)}/v2/crawl/${started.job.id}`,
               ...started.prompt,
+              ...(started.warning !== undefined ? { warning: started.warning } : {}),
             }
           }),
         ),

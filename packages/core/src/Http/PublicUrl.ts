@@ -13,6 +13,9 @@ export const publicBase = (request: HttpServerRequest.HttpServerRequest): string
   const headers = request.headers
   const proto = first(headers["x-forwarded-proto"]) ?? source?.protocol.replace(/:$/, "") ?? "http"
   const host = first(headers["x-forwarded-host"]) ?? headers.host ?? source?.host ?? "localhost"
-  const prefix = (first(headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")
-  return `${proto}://${host}${prefix}`
+  return `${proto}://${host}${publicPrefix(request)}`
 }
+
+/** The mount path the API is served under (`/firecrawl`), or "" at the root. */
+export const publicPrefix = (request: HttpServerRequest.HttpServerRequest): string =>
+  (first(request.headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")

@@ -3,7 +3,14 @@
  * adapters only convert their request and response types. Hosts that can upgrade connections also get the job
  * watcher (`watchJob`), which runs over the same services: same store, same worker.
  */
-import { HttpApiBuilder, type HttpApp, HttpServer, HttpServerError, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  type HttpApp,
+  HttpServer,
+  HttpServerError,
+  type HttpServerRequest,
+  HttpServerResponse,
+} from "@effect/platform"
 import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
 import type { EngineServices } from "../Engine.js"
 import * as Logging from "../Process/Logging.js"
@@ -12,6 +19,8 @@ import * as Auth from "./Auth.js"
 import { type WatchEvent, type WatchedKind, watch } from "./CrawlWatch.js"
 import { defectResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
+import { publicPrefix } from "./PublicUrl.js"
+import { allowedMethods } from "./Routes.js"
 import type { ServerConfig } from "./ServerConfig.js"
 
 export interface WebHandler {
@@ -26,17 +35,24 @@ export interface WebHandler {
   readonly dispose: () => Promise<void>
 }
 
-const notFound = HttpServerResponse.unsafeJson(
-  { success: false, code: "NOT_FOUND", error: "Not found. See /v2/openapi.json for the routes this server offers." },
-  { status: 404 },
-)
+/** A path the contract knows with a method it does not offer: 405 with `Allow`; anything else: 404. */
+const noRoute = (request: HttpServerRequest.HttpServerRequest): HttpServerResponse.HttpServerResponse => {
+  const hint = `See ${publicPrefix(request)}/v2/openapi.json for the routes and methods of this API.`
+  const allowed = allowedMethods(new URL(request.url, "http://localhost").pathname)
+  return allowed.length === 0
+    ? HttpServerResponse.unsafeJson({ success: false, code: "NOT_FOUND", error: `Not found. ${hint}` }, { status: 404 })
+    : HttpServerResponse.unsafeJson(
+        { success: false, code: "METHOD_NOT_ALLOWED", error: `Method ${request.method} not allowed. ${hint}` },
+        { status: 405, headers: { allow: allowed.join(", ") } },
+      )
+}
 
 /** Unknown routes and auth failures answer the JSON envelope; any defect becomes a logged 500 with an error id. */
 const envelope = (app: HttpApp.Default): HttpApp.Default =>
   Effect.catchAllCause(app, (cause) => {
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
     if (Option.isSome(failure) && failure.value instanceof HttpServerError.RouteNotFound)
-      return Effect.succeed(notFound)
+      return Effect.succeed(noRoute(failure.value.request))
     if (Option.isSome(failure) && failure.value instanceof Unauthorized) {
       const { success, code, error } = failure.value
       return Effect.succeed(HttpServerResponse.unsafeJson({ success, code, error }, { status: 401 }))

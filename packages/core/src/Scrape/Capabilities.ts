@@ -18,12 +18,12 @@ export const unsupportedOption = (options: ScrapeOptions): RequestError | undefi
   if (format !== undefined)
     return unsupported(
       "SCRAPE_UNSUPPORTED_FORMAT",
-      `The ${format.type} format is not supported by this server yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
+      `The ${format.type} format is not supported yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
     )
   if (options.actions !== undefined && options.actions.length > 0)
     return unsupported(
       "SCRAPE_ACTIONS_NOT_SUPPORTED",
-      "Actions need the browser engine, which this server does not have yet. Remove `actions` to scrape over plain HTTP.",
+      "Actions are not supported yet: they need the browser engine, which is not available in this build. Remove `actions` to scrape over plain HTTP.",
     )
   const browserOption =
     options.waitFor > 0
@@ -38,19 +38,19 @@ export const unsupportedOption = (options: ScrapeOptions): RequestError | undefi
   if (browserOption !== undefined)
     return unsupported(
       "SCRAPE_BROWSER_REQUIRED",
-      `The \`${browserOption}\` option needs the browser engine, which this server does not have yet.`,
+      `The \`${browserOption}\` option needs the browser engine, which is not available in this build.`,
     )
   if (options.proxy === "stealth" || options.proxy === "enhanced")
     return unsupported(
       "SCRAPE_PROXY_NOT_AVAILABLE",
-      `The ${options.proxy} proxy is not available on this server; use proxy "basic" or "auto".`,
+      `The ${options.proxy} proxy is not available; use proxy "basic" or "auto".`,
     )
   if (options.onlyCleanContent)
     return unsupported(
       "SCRAPE_LLM_REQUIRED",
-      "`onlyCleanContent` needs a language model, which this server does not have yet.",
+      "`onlyCleanContent` needs a language model, which is not available in this build.",
     )
   if (options.redactPII !== undefined && options.redactPII !== false)
-    return unsupported("SCRAPE_REDACT_PII_NOT_SUPPORTED", "`redactPII` is not supported by this server yet.")
+    return unsupported("SCRAPE_REDACT_PII_NOT_SUPPORTED", "`redactPII` is not supported yet.")
   return undefined
 }

@@ -94,3 +94,78 @@ describe("job routes", () => {
     expect((await call("GET", "/v2/crawl/ongoing")).body.crawls).toEqual(active.body.crawls)
   })
 })
+
+describe("job submission", () => {
+  it("refuses scrape options this build cannot honour with the scrape's 400, before any job exists", async () => {
+    const scrape = await call("POST", "/v2/scrape", { url: "https://example.com", formats: ["screenshot"] })
+    for (const [path, body] of [
+      ["/v2/crawl", { url: "https://example.com/refused", scrapeOptions: { formats: ["screenshot"] } }],
+      ["/v2/batch/scrape", { urls: ["https://example.com/a"], formats: ["screenshot"] }],
+    ] as const) {
+      const answer = await call("POST", path, body)
+      expect(answer.status, path).toBe(400)
+      expect(answer.body, path).toEqual(scrape.body)
+    }
+    const json = await call("POST", "/v2/crawl", {
+      url: "https://example.com/refused",
+      scrapeOptions: { formats: [{ type: "json", prompt: "the price" }] },
+    })
+    expect(json.body).toMatchObject({ success: false, code: "SCRAPE_UNSUPPORTED_FORMAT" })
+    const actions = await call("POST", "/v2/batch/scrape", {
+      urls: ["https://example.com/a"],
+      actions: [{ type: "click", selector: "#more" }],
+    })
+    expect(actions.status).toBe(400)
+    expect(actions.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED")
+    expect(actions.body.error).toContain("Actions are not supported")
+    expect((await call("GET", "/v2/crawl/active")).body.crawls).not.toContainEqual(
+      expect.objectContaining({ url: "https://example.com/refused" }),
+    )
+  })
+
+  it("runs a crawl whose prompt gives no options with the explicit ones and a warning; ignores an empty prompt", async () => {
+    const unreadable = await call("POST", "/v2/crawl", { url: "https://example.com", prompt: "hmm", limit: 4 })
+    expect(unreadable.status).toBe(200)
+    expect(unreadable.body.warning).toContain('"hmm" gave no crawler options')
+    expect(unreadable.body.promptGeneratedOptions).toBeUndefined()
+    const empty = await call("POST", "/v2/crawl", { url: "https://example.com", prompt: "  ", limit: 4 })
+    expect(empty.status).toBe(200)
+    expect(empty.body.warning).toBeUndefined()
+  })
+
+  it("reports a job's duration in seconds", async () => {
+    const started = await call("POST", "/v2/batch/scrape", { urls: ["https://example.com/a"] })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const status = await call("GET", `/v2/batch/scrape/${started.body.id}`)
+    expect(typeof status.body.duration).toBe("number")
+    expect(status.body.duration).toBeGreaterThanOrEqual(0.03)
+    expect(status.body.duration).toBeLessThan(60)
+  })
+})
+
+describe("hostile bodies", () => {
+  const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+  const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+
+  it("refuses bodies nested thousands of levels deep with a 400, on every route", async () => {
+    const bodies: Array<readonly [string, string]> = [
+      ["/v2/scrape", `{"url":"https://example.com","redactPII":${deepObject(5000)}}`],
+      ["/v2/crawl", `{"url":"https://example.com","allowSubdomains":${deepArray(5000)}}`],
+      ["/v2/map", `{"url":"https://example.com","search":${deepArray(5000)}}`],
+      ["/v2/batch/scrape", `{"urls":${deepArray(5000)}}`],
+      ["/v2/crawl", `{"url":"https://example.com","scrapeOptions":${deepObject(65)}}`],
+    ]
+    for (const [path, body] of bodies) {
+      const response = await web.handler(
+        new Request(`http://api.test${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        }),
+      )
+      expect(response.status, path).toBe(400)
+      expect(await response.json(), path).toMatchObject({ success: false, code: "BAD_REQUEST" })
+    }
+    expect((await call("GET", "/")).status).toBe(200)
+  })
+})

@@ -150,6 +150,47 @@ describe("the web handler", () => {
     expect(right.status).toBe(200)
   })
 
+  it("says so when the key is sent without the Bearer scheme", async () => {
+    const bare = await post({ url: "https://example.com" }, { handler: keyed, headers: { authorization: "k2" } })
+    expect(bare.status).toBe(401)
+    expect(await bare.json()).toEqual({
+      success: false,
+      code: "UNAUTHORIZED",
+      error: "Unauthorized: send the key as `Authorization: Bearer <key>`",
+    })
+    const lower = await post(
+      { url: "https://example.com" },
+      { handler: keyed, headers: { authorization: "bearer k1" } },
+    )
+    expect(lower.status).toBe(200)
+  })
+
+  it("answers a known path with the wrong method 405 with Allow, an unknown path 404", async () => {
+    const wrong = await open.handler(new Request("http://api.test/v2/scrape"))
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get("allow")).toBe("POST")
+    expect(await wrong.json()).toMatchObject({ success: false, code: "METHOD_NOT_ALLOWED" })
+    const job = await open.handler(
+      new Request("http://api.test/v2/crawl/0190f3a0-0000-7000-8000-000000000000", { method: "PUT" }),
+    )
+    expect(job.status).toBe(405)
+    expect(job.headers.get("allow")).toBe("GET, DELETE")
+    const missing = await open.handler(new Request("http://api.test/v2/nothing-here"))
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toMatchObject({ success: false, code: "NOT_FOUND" })
+  })
+
+  it("puts the mount prefix into its pointers to the documentation", async () => {
+    const headers = { "x-forwarded-prefix": "/firecrawl" }
+    const health = await open.handler(new Request("http://api.test/", { headers }))
+    expect((await health.json()).documentation_url).toBe("/firecrawl/v2/openapi.json")
+    const missing = await open.handler(new Request("http://api.test/v2/nothing-here", { headers }))
+    expect((await missing.json()).error).toContain("See /firecrawl/v2/openapi.json")
+    expect((await (await open.handler(new Request("http://api.test/"))).json()).documentation_url).toBe(
+      "/v2/openapi.json",
+    )
+  })
+
   it("runs open without keys, whatever the Authorization header says", async () => {
     const response = await post({ url: "https://example.com" }, { headers: { authorization: "Bearer anything" } })
     expect(response.status).toBe(200)

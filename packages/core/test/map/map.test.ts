@@ -392,6 +392,7 @@ describe("map over HTTP", () => {
     expect(error).toBeInstanceOf(MapError)
     expect(error).toMatchObject({ _tag: "MapError", reason: "Timeout" })
     expect(mapError(error)).toMatchObject({ status: 408, code: "MAP_TIMEOUT" })
+    expect(error.message).toMatch(/^The map operation timed out/)
   })
 
   it("fails with MapError Failed (500 MAP_FAILED) when the site cannot be reached at all", async () => {

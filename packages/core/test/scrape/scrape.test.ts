@@ -176,6 +176,25 @@ describe("scrape over HTTP", () => {
     expect(without.markdown).not.toContain("def power")
   })
 
+  it("speaks to a library caller of options and of this build, not of a body or a server", async () => {
+    const unknown = await failure(webdata.scrape(`${site.url}/article`, { formatz: ["markdown"] } as never))
+    expect(unknown.code).toBe("BAD_REQUEST")
+    expect(unknown.message).toBe('Unrecognized option: "formatz"')
+    const nested = await failure(
+      webdata.crawl(site.url, { scrapeOptions: { formats: ["markdown"], onlyMain: true } } as never),
+    )
+    expect(nested.message).toBe('Unrecognized option: "scrapeOptions.onlyMain"')
+    const unsupported = await failure(webdata.scrape(`${site.url}/article`, { formats: ["summary"] }))
+    for (const error of [unknown, nested, unsupported]) expect(error.message).not.toMatch(/\bbody\b|server/)
+  })
+
+  it("refuses a crawl or a batch whose scrape options this build cannot honour, before it starts", async () => {
+    const crawl = await failure(webdata.startCrawl(site.url, { scrapeOptions: { formats: ["screenshot"] } }))
+    expect(crawl).toMatchObject({ status: 400, code: "SCRAPE_UNSUPPORTED_FORMAT" })
+    const batch = await failure(webdata.startBatchScrape([`${site.url}/article`], { waitFor: 1000 }))
+    expect(batch).toMatchObject({ status: 400, code: "SCRAPE_BROWSER_REQUIRED" })
+  })
+
   it("validates options like the API does", async () => {
     const error = await failure(webdata.scrape(`${site.url}/article`, { waitFor: 40_000, timeout: 60_000 }))
     expect(error.code).toBe("BAD_REQUEST")
