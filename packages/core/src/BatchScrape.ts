@@ -2,10 +2,10 @@
  * Starting a batch scrape (or adding URLs to one with `appendToId`): every URL becomes one task of the job; workers
  * scrape them with the batch's options and the job ends when the last is recorded.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, FiberRef, Layer } from "effect"
 import { BatchScrapeRequest, batchScrapeOptions } from "./Domain/BatchScrapeRequest.js"
 import { decodeStrict } from "./Domain/Decode.js"
-import { urlProblem, withScheme } from "./Domain/Url.js"
+import { IntranetHosts, urlProblem, withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
 import { encodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type NewTask, newId, type StoreError } from "./Jobs/JobStore.js"
@@ -82,8 +82,9 @@ export const make = Effect.gen(function* () {
 
   const start = Effect.fn("BatchScrape.start")(function* (input: unknown, owner: Owner) {
     const request = yield* decodeRequest(input)
-    const valid = request.urls.filter((url) => urlProblem(url) === undefined)
-    const invalid = request.urls.filter((url) => urlProblem(url) !== undefined)
+    const intranet = yield* FiberRef.get(IntranetHosts)
+    const valid = request.urls.filter((url) => urlProblem(url, intranet) === undefined)
+    const invalid = request.urls.filter((url) => urlProblem(url, intranet) !== undefined)
     if (valid.length === 0)
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: "No valid URLs provided" })
     // Refused now rather than failing every page of the batch later.

@@ -64,7 +64,14 @@ export interface EngineOptions {
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
-export type EngineServices = Scrape.Scrape | Crawl | BatchScrape | JobControl.JobControl | MapService | JobStore
+export type EngineServices =
+  | Scrape.Scrape
+  | Crawl
+  | BatchScrape
+  | JobControl.JobControl
+  | MapService
+  | JobStore
+  | UrlGuard.UrlGuard
 
 /** What `assemble` needs from the host's settings. */
 interface Parts {
@@ -92,8 +99,12 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     MapModule.layer,
     ...(parts.worker !== undefined ? [parts.worker] : []),
   ).pipe(Layer.provideMerge(runner))
-  // Before anything is built, so that the worker's and the services' fibers log through it too.
-  return services.pipe(Layer.provide(Logging.layer))
+  // Before anything is built, so that the worker's and the services' fibers log through it (and decode with the
+  // guard's intranet policy) too.
+  return services.pipe(
+    Layer.provide(Logging.layer),
+    Layer.provide(UrlGuard.intranetPolicy.pipe(Layer.provide(parts.guard))),
+  )
 }
 
 const workerLayer = (option: EngineOptions["worker"]) =>

@@ -52,7 +52,17 @@ const statusOf = (error: EngineError): readonly [number, string] => {
   }
 }
 
+/** What a refused private or intranet target needs, in a server and in the library. */
+export const PRIVATE_TARGETS_OPT_IN =
+  "Private, loopback and intranet targets are refused unless allowed: WEBDATA_ALLOW_PRIVATE_ADDRESSES=1 (server) or allowPrivateAddresses: true (library); WEBDATA_ALLOWED_TARGETS / allowedTargets allow single hosts and ranges."
+
+/** The message a caller sees: a refused address also says how to allow it (a refused scheme cannot be allowed). */
+const messageOf = (error: EngineError): string =>
+  error._tag === "ScrapeError" && error.reason === "BlockedAddress" && !error.message.includes("only http and https")
+    ? `${error.message}. ${PRIVATE_TARGETS_OPT_IN}`
+    : error.message
+
 export const mapError = (error: EngineError): Mapped => {
   const [status, code] = statusOf(error)
-  return { status, code: (error._tag === "RequestError" ? error.code : undefined) ?? code, message: error.message }
+  return { status, code: (error._tag === "RequestError" ? error.code : undefined) ?? code, message: messageOf(error) }
 }

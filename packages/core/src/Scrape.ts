@@ -1,6 +1,7 @@
 /**
- * The scrape service: one URL in, one Document out. Flow: capability check → cache (maxAge/minAge/lockdown) →
- * fetch (URL guard on every hop) → decode → content pipeline → cache write. The whole scrape is bounded by the
+ * The scrape service: one URL in, one Document out. Flow: capability check → cache (maxAge/minAge/lockdown; a hit is
+ * served only if this process's URL guard allows its URLs) → fetch (URL guard on every hop) → decode → content
+ * pipeline → cache write. The whole scrape is bounded by the
  * request's `timeout`, and interruption aborts the in-flight fetch.
  */
 import { Context, Duration, Effect, Layer, Option } from "effect"
@@ -12,6 +13,7 @@ import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
+import { UrlGuard } from "./Net/UrlGuard.js"
 import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
@@ -65,6 +67,7 @@ export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
   const cache = yield* ScrapeCache
   const builder = yield* DocumentBuilder
+  const guard = yield* UrlGuard
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
   const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
     builder.build(input, page, provenance)
@@ -126,6 +129,10 @@ export const make = Effect.gen(function* () {
     const key = cacheKey(url)
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
+      // The cache is shared with processes that may allow more (a worker with private addresses allowed): a copy is
+      // served only for URLs this process would fetch, the requested one and the one the copy came from.
+      yield* guard.checkTarget(url)
+      if (cached.value.url !== url) yield* guard.checkTarget(cached.value.url)
       const document = yield* build(input, cached.value, {
         sourceURL: input.url,
         scrapeId,
@@ -176,5 +183,8 @@ export const make = Effect.gen(function* () {
   }
 })
 
-/** The scrape service over a Fetcher, a ScrapeCache and a DocumentBuilder. */
-export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache | DocumentBuilder> = Layer.effect(Scrape, make)
+/** The scrape service over a Fetcher, a ScrapeCache, a DocumentBuilder and the URL guard. */
+export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache | DocumentBuilder | UrlGuard> = Layer.effect(
+  Scrape,
+  make,
+)

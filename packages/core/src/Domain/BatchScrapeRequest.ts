@@ -2,7 +2,7 @@
  * The batch scrape request of `/v2/batch/scrape`: URLs plus scrape options flattened at the top level (not under
  * `scrapeOptions`), a webhook, and `appendToId` to add URLs to a running batch.
  */
-import { Schema } from "effect"
+import { Effect, FiberRef, Schema } from "effect"
 import {
   requestMetaFields,
   type ScrapeOptions,
@@ -10,7 +10,7 @@ import {
   totalWaitWithinLimit,
   waitForWithinTimeout,
 } from "./ScrapeOptions.js"
-import { urlProblem } from "./Url.js"
+import { IntranetHosts, urlProblem } from "./Url.js"
 import { Webhook } from "./Webhook.js"
 
 /**
@@ -20,14 +20,15 @@ import { Webhook } from "./Webhook.js"
 const urlsValidUnlessIgnored = (request: {
   readonly urls: ReadonlyArray<string>
   readonly ignoreInvalidURLs?: boolean | undefined
-}) => {
-  if (request.ignoreInvalidURLs === true) return true
-  const issues = request.urls.flatMap((url, index) => {
-    const problem = urlProblem(url)
-    return problem === undefined ? [] : [{ path: ["urls", index], message: problem }]
+}) =>
+  Effect.map(FiberRef.get(IntranetHosts), (intranet) => {
+    if (request.ignoreInvalidURLs === true) return true
+    const issues = request.urls.flatMap((url, index) => {
+      const problem = urlProblem(url, intranet)
+      return problem === undefined ? [] : [{ path: ["urls", index], message: problem }]
+    })
+    return issues.length === 0 || issues
   })
-  return issues.length === 0 || issues
-}
 
 export const BatchScrapeRequest = Schema.Struct({
   urls: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
@@ -38,7 +39,7 @@ export const BatchScrapeRequest = Schema.Struct({
   maxConcurrency: Schema.optional(Schema.Int.pipe(Schema.positive())),
   ...requestMetaFields,
 }).pipe(
-  Schema.filter(urlsValidUnlessIgnored),
+  Schema.filterEffect(urlsValidUnlessIgnored),
   Schema.filter(waitForWithinTimeout),
   Schema.filter(totalWaitWithinLimit),
   Schema.annotations({ identifier: "BatchScrapeRequest" }),

@@ -2,8 +2,10 @@
  * Target URLs as Firecrawl accepts them: a missing scheme gets `http://`, only http(s), and the host must have a
  * public suffix or be an IP literal. Private and loopback hosts pass here; the URL guard refuses them at connect time
  * unless the operator allowed them, so `localhost` is accepted too (it cannot be reached without that permission).
+ * Intranet names without a dot (`http://intranet:8765/`) are accepted only where the engine allows private targets:
+ * its URL guard sets `IntranetHosts` for the fibers that decode requests.
  */
-import { Schema } from "effect"
+import { Effect, FiberRef, Schema } from "effect"
 import { parse as parseDomain } from "tldts"
 
 const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//
@@ -12,8 +14,17 @@ const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//
 export const withScheme = (input: string): string =>
   SCHEME.test(input.trim()) ? input.trim() : `http://${input.trim()}`
 
-/** Why a URL is not acceptable, or undefined when it is. Messages are Firecrawl's. */
-export const urlProblem = (input: string): string | undefined => {
+/** Which dotless host names are acceptable targets; by default none (Firecrawl's rule). */
+export const IntranetHosts = FiberRef.unsafeMake<(hostname: string) => boolean>(() => false)
+
+/**
+ * Why a URL is not acceptable, or undefined when it is. Messages are Firecrawl's. `intranet` says which dotless host
+ * names are acceptable.
+ */
+export const urlProblem = (
+  input: string,
+  intranet: (hostname: string) => boolean = () => false,
+): string | undefined => {
   const candidate = withScheme(input)
   let url: URL
   try {
@@ -24,7 +35,8 @@ export const urlProblem = (input: string): string | undefined => {
   if (url.protocol !== "http:" && url.protocol !== "https:") return "URL uses unsupported protocol"
   // `http://http://x` parses with host "http"; Firecrawl rejects it explicitly.
   if (/^https?:\/\/https?:\/?\/?/i.test(candidate)) return "Invalid URL"
-  if (!hasReachableHost(url.hostname)) return "URL must have a valid top-level domain or be an IP address"
+  if (!hasReachableHost(url.hostname) && !(!url.hostname.includes(".") && intranet(url.hostname)))
+    return "URL must have a valid top-level domain or be an IP address"
   return undefined
 }
 
@@ -36,7 +48,11 @@ const hasReachableHost = (hostname: string): boolean => {
 }
 
 /** A target URL in a request body. It stays as sent (it becomes `metadata.sourceURL`); use `withScheme` to fetch it. */
-export const TargetUrl = Schema.String.pipe(Schema.filter((input) => urlProblem(input) ?? true)).annotations({
+export const TargetUrl = Schema.String.pipe(
+  Schema.filterEffect((input) =>
+    Effect.map(FiberRef.get(IntranetHosts), (intranet) => urlProblem(input, intranet) ?? true),
+  ),
+).annotations({
   identifier: "TargetUrl",
   description: "An http(s) URL; `http://` is assumed when the scheme is missing",
   jsonSchema: { type: "string", format: "uri" },

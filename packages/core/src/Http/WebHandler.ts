@@ -13,6 +13,7 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
 import type { EngineServices } from "../Engine.js"
+import { intranetPolicy } from "../Net/UrlGuard.js"
 import * as Logging from "../Process/Logging.js"
 import { Unauthorized, WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
@@ -77,7 +78,11 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
       HttpApiBuilder.middlewareCors(),
       // Inside the API app, so that it sees unknown routes and defects before they become empty responses.
       HttpApiBuilder.middleware(envelope),
-    ).pipe(Layer.provide(Layer.effectContext(context)), Layer.provide(Logging.layer)),
+    ).pipe(
+      Layer.provide(Layer.effectContext(context)),
+      // The HTTP fibers get the engine's context, not its fiber settings: the logger and the intranet policy again.
+      Layer.provide(Layer.merge(Logging.layer, intranetPolicy.pipe(Layer.provide(Layer.effectContext(context))))),
+    ),
   )
   return {
     handler: web.handler,

@@ -11,6 +11,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "nod
 import { isIP, type LookupFunction } from "node:net"
 import { Config, Context, Effect, Layer } from "effect"
 import ipaddr from "ipaddr.js"
+import { IntranetHosts } from "../Domain/Url.js"
 import { ScrapeError } from "../Errors.js"
 import { classifyAddress } from "./AddressClass.js"
 
@@ -38,6 +39,8 @@ export interface UrlGuardService {
   readonly checkTarget: (url: string | URL) => Effect.Effect<URL, ScrapeError>
   /** A `dns.lookup`-compatible function that resolves, checks and returns only checked addresses. Errors are `ScrapeError`s. */
   readonly lookup: LookupFunction
+  /** Whether a dotless intranet host name may be a target (private targets allowed, or the name allow-listed). */
+  readonly allowsIntranetHost: (hostname: string) => boolean
 }
 
 export class UrlGuard extends Context.Tag("@webdata/core/UrlGuard")<UrlGuard, UrlGuardService>() {}
@@ -117,6 +120,9 @@ export const make = (options: UrlGuardOptions): UrlGuardService => {
     return blocked(`Refusing to connect to ${address} (${verdict.description}) for host "${hostname}"`)
   }
 
+  const allowsIntranetHost = (hostname: string): boolean =>
+    options.allowPrivateAddresses || hostAllowed(list, normalizeHost(hostname))
+
   const parse = (url: string | URL): URL | ScrapeError => {
     let parsed: URL
     try {
@@ -130,7 +136,9 @@ export const make = (options: UrlGuardOptions): UrlGuardService => {
     if (isIP(host) !== 0) {
       const refused = refusal(host, host)
       if (refused !== undefined) return blocked(refused.message, parsed.href)
-    }
+    } else if (!host.includes(".") && !allowsIntranetHost(host))
+      // A name without a dot (`intranet`, `localhost`) only ever means a machine of the local network.
+      return blocked(`Refusing to fetch ${parsed.href}: "${host}" is an intranet host name`, parsed.href)
     return parsed
   }
 
@@ -189,8 +197,13 @@ export const make = (options: UrlGuardOptions): UrlGuardService => {
     return parsed
   })
 
-  return { checkUrl, resolveHost, checkTarget, lookup }
+  return { checkUrl, resolveHost, checkTarget, lookup, allowsIntranetHost }
 }
+
+/** Requests decoded on fibers built over this layer accept the intranet host names the guard allows. */
+export const intranetPolicy: Layer.Layer<never, never, UrlGuard> = Layer.unwrapEffect(
+  Effect.map(UrlGuard, (guard) => Layer.locallyScoped(IntranetHosts, guard.allowsIntranetHost)),
+)
 
 /** The guard with explicit options (a malformed allow-list entry is a defect at layer construction). */
 export const layer = (options: UrlGuardOptions): Layer.Layer<UrlGuard> => Layer.sync(UrlGuard, () => make(options))
