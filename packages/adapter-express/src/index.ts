@@ -1,4 +1,5 @@
 /** @webdata/adapter-express — serve the webdata v2 API from an Express app. */
+export { attachClientErrorEnvelope } from "./clientErrors.js"
 export {
   attachCrawlWatcher,
   type CrawlWatcher,

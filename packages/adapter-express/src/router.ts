@@ -1,4 +1,5 @@
 /** An Express Router that serves the webdata v2 API, for `app.use("/", webdataRouter(...))`. */
+import { randomUUID } from "node:crypto"
 
 import {
   Engine,
@@ -30,7 +31,8 @@ export interface WebdataRouter extends Router {
 
 /**
  * Errors of a body parser in front of the router (malformed JSON, too large) as the API's envelope instead of
- * Express's HTML page. Express skips routers when an error is pending, so mount this after the router yourself:
+ * Express's HTML page, and any other error as a logged 500 envelope with an error id (never a stack trace). Express
+ * skips routers when an error is pending, so mount this after the router yourself:
  * `app.use(express.json()); app.use("/api", webdataRouter()); app.use(webdataErrorHandler)`.
  */
 export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next) => {
@@ -41,7 +43,15 @@ export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next)
       .json({ success: false, code: "BAD_REQUEST_INVALID_JSON", error: "Bad request, malformed JSON" })
   if (type === "entity.too.large")
     return void res.status(413).json({ success: false, code: "PAYLOAD_TOO_LARGE", error: "Request body is too large" })
-  next(error)
+  if (res.headersSent) return next(error)
+  // Anything else is a bug: logged here, never sent to the client (Express's own page shows the stack trace).
+  const id = randomUUID()
+  console.error(`webdata: unhandled error ${id}:`, error)
+  res.status(500).json({
+    success: false,
+    code: "UNKNOWN_ERROR",
+    error: `An error occurred. Please check your logs for more details. Error ID: ${id}`,
+  })
 }
 
 export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter => {

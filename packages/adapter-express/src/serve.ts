@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net"
 import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
 import express from "express"
+import { attachClientErrorEnvelope } from "./clientErrors.js"
 import { attachCrawlWatcher } from "./crawlWatcher.js"
+import { webdataErrorHandler } from "./router.js"
 import { storeLayerConfig } from "./store.js"
 import { toExpressMiddleware } from "./toExpressMiddleware.js"
 
@@ -38,12 +40,14 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
   const app = express()
   app.disable("x-powered-by")
   app.use(toExpressMiddleware(handler))
+  app.use(webdataErrorHandler)
   const host = options.host ?? "127.0.0.1"
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(options.port ?? 3002, host, (error?: Error) =>
       error ? reject(error) : resolve(listening),
     )
   })
+  attachClientErrorEnvelope(server)
   const watcher = attachCrawlWatcher(server, { watchJob })
   const { port } = server.address() as AddressInfo
   return {

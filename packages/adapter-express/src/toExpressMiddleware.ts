@@ -17,6 +17,29 @@ const BODYLESS = new Set(["GET", "HEAD"])
 const tooLarge = (res: ExpressResponse) =>
   res.status(413).json({ success: false, code: "PAYLOAD_TOO_LARGE", error: "Request body is too large" })
 
+/**
+ * A method a web `Request` cannot carry and Node still hands to Express (`CONNECT` and `TRACK` never get this far):
+ * no route of the API takes it.
+ */
+const FORBIDDEN_METHODS = new Set(["TRACE"])
+
+const methodNotAllowed = (res: ExpressResponse, method: string) =>
+  res
+    .status(405)
+    .json({ success: false, code: "METHOD_NOT_ALLOWED", error: `Method ${method} is not allowed on this API` })
+
+/** The request's URL; undefined when its `Host` header cannot be part of one (`a b`, `[`, `x:99999`, empty). */
+const requestUrl = (req: ExpressRequest): URL | undefined => {
+  try {
+    return new URL(req.url, `${req.protocol}://${req.get("host") ?? "localhost"}`)
+  } catch {
+    return undefined
+  }
+}
+
+const badHost = (res: ExpressResponse) =>
+  res.status(400).json({ success: false, code: "BAD_REQUEST", error: "Bad request: malformed Host header" })
+
 /** Whether a body parser (express.json() and the like) turned the body into a value. */
 const hasParsedBody = (req: ExpressRequest): boolean =>
   req.body !== undefined && !Buffer.isBuffer(req.body) && typeof req.body !== "string"
@@ -84,10 +107,12 @@ export const toExpressMiddleware = (
       if (!res.writableFinished) aborter.abort()
     })
     const run = async () => {
+      if (FORBIDDEN_METHODS.has(req.method)) return void methodNotAllowed(res, req.method)
+      const url = requestUrl(req)
+      if (url === undefined) return void badHost(res)
       const reserialised = hasParsedBody(req)
       const body = await readBody(req, maxBodyBytes)
       if (body === "too-large") return void tooLarge(res)
-      const url = new URL(req.url, `${req.protocol}://${req.get("host") ?? "localhost"}`)
       const request = new Request(url, {
         method: req.method,
         headers: toHeaders(req, reserialised),

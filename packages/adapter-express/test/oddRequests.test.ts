@@ -1,0 +1,75 @@
+/**
+ * Requests that never reach the API's routes — methods a web Request cannot carry, a malformed Host header, headers
+ * over Node's limit — answer the error envelope, never an empty body, an HTML page or a stack trace.
+ */
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
+import { Engine, ServerConfig } from "@webdata/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type RunningServer, serve } from "../src/index.js"
+
+let api: RunningServer
+let port: number
+beforeAll(async () => {
+  api = await serve({ port: 0, engine: Engine.layer({ worker: false }), serverConfig: ServerConfig.layer() })
+  port = Number(new URL(api.url).port)
+})
+afterAll(() => api.close())
+
+/** Sends raw bytes and reads the whole answer (the server closes or the answer is complete). */
+const raw = (payload: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(payload))
+    let answer = ""
+    socket.on("data", (chunk) => {
+      answer += chunk.toString()
+    })
+    socket.on("close", () => resolve(answer))
+    socket.on("error", reject)
+  })
+
+const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>
+
+describe("requests the API's routes never see", () => {
+  it("answers TRACE 405 in the envelope", async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: "127.0.0.1", port, method: "TRACE", path: "/v2/scrape" }, (res) => {
+        let text = ""
+        res.on("data", (chunk) => {
+          text += chunk
+        })
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }))
+      })
+      req.on("error", reject)
+      req.end()
+    })
+    expect(status).toBe(405)
+    expect(JSON.parse(body)).toMatchObject({ success: false, code: "METHOD_NOT_ALLOWED" })
+  })
+
+  it("answers a malformed Host header 400 in the envelope, without a stack trace or a path", async () => {
+    for (const host of ["a b", "[", "x:99999"]) {
+      const answer = await raw(`GET / HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+      expect(answer, host).toMatch(/^HTTP\/1\.1 400 /)
+      expect(answer).toMatch(/content-type: application\/json/i)
+      expect(answer).not.toMatch(/at |\/node_modules\/|<html/i)
+      expect(bodyOf(answer)).toMatchObject({ success: false, code: "BAD_REQUEST" })
+    }
+  })
+
+  it("answers headers over Node's limit 431 in the envelope", async () => {
+    const answer = await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+    expect(bodyOf(answer)).toMatchObject({ success: false, code: "REQUEST_HEADER_FIELDS_TOO_LARGE" })
+  })
+
+  it("answers a request Node cannot parse 400 in the envelope", async () => {
+    const answer = await raw("NOT A REQUEST\r\n\r\n")
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(bodyOf(answer)).toMatchObject({ success: false, code: "BAD_REQUEST" })
+  })
+
+  it("keeps serving", async () => {
+    expect((await fetch(`${api.url}/`)).status).toBe(200)
+  })
+})
