@@ -1,8 +1,8 @@
 /** The `webdata` command line: its commands and how failures end the process. */
-import { Command, ValidationError } from "@effect/cli"
+import { Command, HelpDoc, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { VERSION } from "@webdata/core"
-import { Cause, Console, Effect, Exit, Option } from "effect"
+import { Cause, Console, Context, Effect, Exit, Option } from "effect"
 import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
 import { mapCommand } from "./commands/map.js"
@@ -11,32 +11,60 @@ import { serveCommand } from "./commands/serve.js"
 import { workerCommand } from "./commands/worker.js"
 import { CliFailure } from "./Scraper.js"
 import { CliInterrupted } from "./Signals.js"
+import { firstLine, makeTerminal } from "./Terminal.js"
+
+/** Tells the terminal that a command runs: from then on, what goes to stderr is the command's. */
+class CommandStarted extends Context.Tag("@webdata/adapter-cli/CommandStarted")<
+  CommandStarted,
+  Effect.Effect<void>
+>() {}
+
+const tracked = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>) =>
+  Command.transformHandler(command, (handler) => Effect.zipRight(Effect.flatten(CommandStarted), handler))
 
 export const webdata = Command.make("webdata").pipe(
   Command.withDescription(
     "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, serve the Firecrawl-compatible API",
   ),
-  Command.withSubcommands([scrapeCommand, crawlCommand, batchCommand, mapCommand, serveCommand, workerCommand]),
+  Command.withSubcommands([
+    tracked(scrapeCommand),
+    tracked(crawlCommand),
+    tracked(batchCommand),
+    tracked(mapCommand),
+    tracked(serveCommand),
+    tracked(workerCommand),
+  ]),
 )
 
 const cli = Command.run(webdata, { name: "webdata", version: VERSION })
 
 /** Runs the CLI on `argv` (as `process.argv`) and resolves with the exit code. */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const exit = await Effect.runPromiseExit(cli(argv).pipe(Effect.provide(NodeContext.layer)))
+  const terminal = makeTerminal()
+  const say = (line: string) => Effect.runPromise(Console.error(line).pipe(Effect.withConsole(terminal.console)))
+  const exit = await Effect.runPromiseExit(
+    cli(argv).pipe(
+      Effect.provide(NodeContext.layer),
+      Effect.provideService(CommandStarted, terminal.started),
+      Effect.withConsole(terminal.console),
+    ),
+  )
+  await Effect.runPromise(terminal.started)
   if (Exit.isSuccess(exit)) return 0
   const failure = Cause.failureOption(exit.cause)
   if (Option.isSome(failure)) {
-    // @effect/cli has already printed usage problems together with the help.
-    if (ValidationError.isValidationError(failure.value)) return 1
+    // @effect/cli wrote a help document for it (held back): one line instead.
+    if (ValidationError.isValidationError(failure.value)) {
+      const doc = "error" in failure.value ? HelpDoc.toAnsiText(failure.value.error) : terminal.held()
+      await say(`webdata: ${firstLine(doc)} (see webdata --help)`)
+      return 1
+    }
     if (failure.value instanceof CliFailure) {
-      await Effect.runPromise(Console.error(`webdata: ${failure.value.message}`))
+      await say(`webdata: ${failure.value.message}`)
       return failure.value instanceof CliInterrupted ? 130 : 1
     }
   }
   const squashed = Cause.squash(exit.cause)
-  await Effect.runPromise(
-    Console.error(`webdata: ${squashed instanceof Error ? squashed.message.split("\n")[0] : String(squashed)}`),
-  )
+  await say(`webdata: ${squashed instanceof Error ? squashed.message.split("\n")[0] : String(squashed)}`)
   return 1
 }

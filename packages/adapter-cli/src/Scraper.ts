@@ -2,7 +2,7 @@
  * Where the CLI's work runs: in this process (the engine configured from the environment) or, with `--api-url`, on a
  * webdata or Firecrawl server (plain `POST /v2/scrape`).
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
 import {
   Decode,
   type Document,
@@ -27,11 +27,35 @@ export interface ScraperShape {
 
 export class Scraper extends Context.Tag("@webdata/adapter-cli/Scraper")<Scraper, ScraperShape>() {}
 
+/** The first `code` (`ECONNREFUSED`, `ENOTFOUND`, …) along an error's chain of causes. */
+const systemCode = (error: unknown): string | undefined => {
+  for (let cause = error, depth = 0; cause instanceof Object && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code
+    if (typeof code === "string") return code
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** A request to `--api-url` that never got an answer, in words. */
+const describeTransport = (error: HttpClientError.RequestError): string => {
+  const target = error.request.url
+  if (error.reason === "InvalidUrl" || !/^https?:\/\//i.test(target))
+    return `--api-url must be an http(s) URL such as http://127.0.0.1:3002 (got ${target.replace(/\/v2\/.*$/, "")})`
+  const origin = new URL(target).origin
+  const code = systemCode(error.cause)
+  const why = error.cause instanceof Error && error.cause.cause instanceof Error ? error.cause.cause.message : undefined
+  return code === "ECONNREFUSED"
+    ? `cannot reach the API at ${origin}: connection refused (is the server running?)`
+    : `cannot reach the API at ${origin}${code !== undefined ? ` (${code})` : why !== undefined ? ` (${why})` : ""}`
+}
+
 const describe = (error: unknown): string => {
   if (error instanceof RequestError || error instanceof ScrapeError || error instanceof MapError) {
     const { code, message } = mapError(error)
     return `${message} (${code})`
   }
+  if (HttpClientError.isHttpClientError(error) && error._tag === "RequestError") return describeTransport(error)
   return error instanceof Error ? error.message : String(error)
 }
 

@@ -22,6 +22,14 @@ beforeAll(async () => {
 afterAll(() => fixtures.close())
 
 describe("webdata batch", () => {
+  it("names the line of the first URL the API would refuse", async () => {
+    const bad = join(dir, "bad.txt")
+    writeFileSync(bad, `# list\n${fixtures.site.url}/docs/intro\n\nftp://files.example.com/x\nnot a url\n`)
+    const result = await webdata(["batch", bad])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(`webdata: ${bad} line 4: URL uses unsupported protocol: ftp://files.example.com/x\n`)
+  })
+
   it("scrapes every URL of the file", async () => {
     const result = await webdata(["batch", list])
     expect(result.code).toBe(0)
@@ -59,7 +67,7 @@ describe("webdata batch", () => {
     writeFileSync(mixed, `${fixtures.site.url}/docs/intro\nftp://example.com/\n`)
     const invalid = await webdata(["batch", mixed])
     expect(invalid.code).toBe(1)
-    expect(invalid.stderr).toMatch(/^webdata: .*\(BAD_REQUEST\)\n$/)
+    expect(invalid.stderr).toBe(`webdata: ${mixed} line 2: URL uses unsupported protocol: ftp://example.com/\n`)
     const skipped = await webdata(["batch", mixed, "--ignore-invalid-urls"])
     expect(skipped.code).toBe(0)
     expect(skipped.stderr).toBe("skipped invalid URL: ftp://example.com/\n")

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -89,9 +90,45 @@ describe("webdata scrape", () => {
     expect(header.stderr.trim()).toBe('webdata: Invalid --header "nocolon": expected "Name: value"')
   })
 
-  it("rejects unknown options with exit code 1", async () => {
-    const result = await webdata(["scrape", `${site.url}/article`, "--bogus"])
-    expect(result.code).toBe(1)
+  it("answers argument errors with one webdata: line and exit code 1", async () => {
+    const unknown = await webdata(["scrape", `${site.url}/article`, "--bogus"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toBe("webdata: Received unknown argument: '--bogus' (see webdata --help)\n")
+    const missing = await webdata(["scrape"])
+    expect(missing).toMatchObject({ code: 1, stderr: "webdata: Missing argument <url> (see webdata --help)\n" })
+    const number = await webdata(["crawl", "--limit", "many", site.url])
+    expect(number.code).toBe(1)
+    expect(number.stderr).toMatch(/^webdata: 'many' is not a integer \(see webdata --help\)\n$/)
+    const command = await webdata(["frob"])
+    expect(command.code).toBe(1)
+    expect(command.stderr).toMatch(/^webdata: Invalid subcommand for webdata - use one of /)
+    expect(command.stderr.split("\n")).toHaveLength(2)
+  })
+
+  it("says what is wrong with the API URL: refused connection, missing scheme", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const refused = await webdata(["scrape", `${site.url}/article`, "--api-url", `http://127.0.0.1:${closed}`])
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr: `webdata: cannot reach the API at http://127.0.0.1:${closed}: connection refused (is the server running?)\n`,
+    })
+    const schemeless = await webdata(["map", site.url, "--api-url", `127.0.0.1:${closed}`])
+    expect(schemeless.code).toBe(1)
+    expect(schemeless.stderr).toBe(
+      `webdata: --api-url must be an http(s) URL such as http://127.0.0.1:3002 (got 127.0.0.1:${closed})\n`,
+    )
+  })
+
+  it("prints no colour codes when its output is not a terminal", async () => {
+    for (const args of [["--help"], ["scrape", "--help"], ["scrape"], ["scrape", `${site.url}/article`]]) {
+      const result = await webdata(args)
+      expect(`${result.stdout}${result.stderr}`, args.join(" ")).not.toContain("\u001b[")
+    }
   })
 
   it("calls a server in remote mode", async () => {

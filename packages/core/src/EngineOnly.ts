@@ -4,6 +4,7 @@
  * stack), which keeps a crawling process smaller.
  */
 export type { Document } from "./Domain/Document.js"
+export { urlProblem, withScheme } from "./Domain/Url.js"
 export type { EngineOptions, EngineServices } from "./Engine.js"
 export * as Engine from "./Engine.js"
 export { mapError } from "./ErrorCodes.js"

@@ -3,6 +3,7 @@
 import { text } from "node:stream/consumers"
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
+import { urlProblem } from "@webdata/core/engine"
 import { Effect } from "effect"
 import { withJobClient } from "../JobClient.js"
 import { outputFlags } from "../PageOutput.js"
@@ -30,12 +31,21 @@ const options = {
   ...connection,
 }
 
-/** The URLs of a list: one per line, trimmed; blank lines and `#` comments skipped. */
-export const parseUrlList = (content: string): Array<string> =>
+/** The URLs of a list with their 1-based line numbers: trimmed; blank lines and `#` comments skipped. */
+const listEntries = (content: string) =>
   content
     .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((text, index) => ({ url: text.trim(), line: index + 1 }))
+    .filter(({ url }) => url !== "" && !url.startsWith("#"))
+
+/** The URLs of a list: one per line, trimmed; blank lines and `#` comments skipped. */
+export const parseUrlList = (content: string): Array<string> => listEntries(content).map(({ url }) => url)
+
+/** The first line of a list whose URL the API would refuse. */
+const firstInvalidLine = (content: string) =>
+  listEntries(content)
+    .map((entry) => ({ ...entry, problem: urlProblem(entry.url) }))
+    .find((entry) => entry.problem !== undefined)
 
 const readList = (file: string) =>
   file === "-"
@@ -51,10 +61,15 @@ export const batchCommand = Command.make("batch", options, (args) =>
   withJobClient(
     args,
     Effect.gen(function* () {
-      const urls = parseUrlList(yield* readList(args.file))
+      const content = yield* readList(args.file)
+      const source = args.file === "-" ? "stdin" : args.file
+      const urls = parseUrlList(content)
       const first = urls[0]
-      if (first === undefined)
-        return yield* Effect.fail(new CliFailure(`No URLs in ${args.file === "-" ? "stdin" : args.file}`))
+      if (first === undefined) return yield* Effect.fail(new CliFailure(`No URLs in ${source}`))
+      // The API would name the list's index; a line number is what the user can find in the file.
+      const bad = args.ignoreInvalidUrls ? undefined : firstInvalidLine(content)
+      if (bad !== undefined)
+        return yield* Effect.fail(new CliFailure(`${source} line ${bad.line}: ${bad.problem}: ${bad.url}`))
       yield* runJob(
         "batch",
         {
