@@ -2,7 +2,7 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
-import { absolutizeUrls, replaceBase64Images } from "./Clean.js"
+import { absolutizeUrls, pruneEmptyElements, replaceBase64Images } from "./Clean.js"
 import { baseUrl, type Element, elementsByTag, innerHtml, isTag, type Page, parsePage } from "./Dom.js"
 import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
@@ -82,7 +82,11 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
   const content = options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(stats).root : body
   const contentImages = absolutizeUrls(content, base)
-  const cleanedHtml = options.formats.html ? innerHtml(content).trim() : undefined
+  let cleanedHtml: string | undefined
+  if (options.formats.html) {
+    pruneEmptyElements(content)
+    cleanedHtml = innerHtml(content).trim()
+  }
   let markdown: string | undefined
   if (options.formats.markdown) {
     if (options.removeBase64Images) replaceBase64Images(contentImages)

@@ -52,23 +52,35 @@ const decoders: Record<string, Decoder> = {
   br: () => createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH }),
 }
 
+/**
+ * Content codings one response may stack. Real servers send one; thousands of stacked decoders cost seconds of CPU
+ * on a tiny body (undici's fetch refuses more than five too).
+ */
+export const MAX_CONTENT_CODINGS = 5
+
 /** The decoders for a Content-Encoding header, in the order they must run (the reverse of the header's). */
-const decodersFor = (contentEncoding: string | undefined, url: string): ReadonlyArray<Decoder> =>
-  (contentEncoding ?? "")
+const decodersFor = (contentEncoding: string | undefined, url: string): ReadonlyArray<Decoder> => {
+  const codings = (contentEncoding ?? "")
     .split(",")
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== "" && coding !== "identity")
-    .reverse()
-    .map((coding) => {
-      const decoder = decoders[coding]
-      if (decoder === undefined)
-        throw new ScrapeError({
-          reason: "UnsupportedContent",
-          url,
-          message: `The response of ${url} uses the content encoding "${coding}", which this engine cannot decode`,
-        })
-      return decoder
+  if (codings.length > MAX_CONTENT_CODINGS)
+    throw new ScrapeError({
+      reason: "UnsupportedContent",
+      url,
+      message: `The response of ${url} stacks ${codings.length} content encodings; at most ${MAX_CONTENT_CODINGS} are decoded`,
     })
+  return codings.reverse().map((coding) => {
+    const decoder = decoders[coding]
+    if (decoder === undefined)
+      throw new ScrapeError({
+        reason: "UnsupportedContent",
+        url,
+        message: `The response of ${url} uses the content encoding "${coding}", which this engine cannot decode`,
+      })
+    return decoder
+  })
+}
 
 const tooLarge = (url: string, what: string, limit: number) =>
   new ScrapeError({
@@ -103,23 +115,32 @@ export const readBody = async (
   let received = 0
   let produced = 0
   const chunks: Array<Buffer> = []
+  // A cap that trips tears the stages down, and with several stages the pipeline may report a stage's "aborted"
+  // instead: the cap is the reason.
+  let capped: ScrapeError | undefined
+  const cap = (error: ScrapeError) => {
+    capped = error
+    return error
+  }
   const countReceived = async function* (source: AsyncIterable<Buffer>) {
     for await (const chunk of source) {
       received += chunk.length
-      if (received > limits.maxBodyBytes) throw tooLarge(url, "body", limits.maxBodyBytes)
+      if (received > limits.maxBodyBytes) throw cap(tooLarge(url, "body", limits.maxBodyBytes))
       yield chunk
     }
   }
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       produced += chunk.length
-      if (produced > limits.maxDecompressedBytes) throw tooLarge(url, "decompressed", limits.maxDecompressedBytes)
+      if (produced > limits.maxDecompressedBytes) throw cap(tooLarge(url, "decompressed", limits.maxDecompressedBytes))
       chunks.push(chunk)
     }
   }
   // pipeline's typings cannot express a variable number of stages.
   await (pipeline as (...args: ReadonlyArray<unknown>) => Promise<void>)(body, countReceived, ...stages, collect, {
     signal,
+  }).catch((error: unknown) => {
+    throw capped ?? error
   })
   return Buffer.concat(chunks, produced)
 }

@@ -17,6 +17,24 @@ const markdown = (html: string, overrides: Partial<HtmlExtractionOptions> = {}) 
 const sentence = (topic: string, i: number) =>
   `The ${topic} study, part ${i}, measured how quickly the samples dried, and the results, once averaged, matched the model closely.`
 
+describe("html output", () => {
+  it("leaves out wrappers that cleanup emptied, and keeps media, breaks, table cells and icon links", () => {
+    const html = `<html><body><article><header><nav><a href="/">Home</a></nav></header><h1>Title</h1>
+      <div><span> </span></div><p>${sentence("html", 1)}</p><p><img src="/a.png"><br></p>
+      <table><tr><td></td><td>x</td></tr></table><p><a href="/icon"><i class="icon"></i></a></p>
+      <p>${sentence("html", 2)}</p><p>${sentence("html", 3)}</p></article></body></html>`
+    const cleaned = extractHtml(
+      html,
+      options({ formats: { markdown: false, html: true, links: false, images: false } }),
+    ).html
+    expect(cleaned).not.toMatch(/<header>|<nav>|<div><span>/)
+    expect(cleaned).toMatch(/^<article><h1>Title<\/h1>/)
+    expect(cleaned).toContain('<img src="https://site.example/a.png"><br>')
+    expect(cleaned).toContain("<td></td><td>x</td>")
+    expect(cleaned).toContain('<a href="https://site.example/icon"></a>')
+  })
+})
+
 describe("main content", () => {
   it("finds the article in div soup without semantic tags or helpful names", () => {
     const links = (prefix: string) =>

@@ -218,6 +218,11 @@ describe("HttpFetcher: hostile bodies stay bounded", () => {
   it.each([
     ["a gzip bomb (10 GiB of zeros)", "/bomb/gzip", "decompressed size limit of 52428800 bytes"],
     ["a brotli bomb (256 MiB of zeros)", "/bomb/br", "decompressed size limit of 52428800 bytes"],
+    [
+      "a double gzip bomb (gzip, gzip; 64 MiB of zeros)",
+      "/bomb/gzip-gzip",
+      "decompressed size limit of 52428800 bytes",
+    ],
     ["a 60 MB streamed page", "/huge", "body size limit of 20971520 bytes"],
     ["a 60 MB declared page", "/huge/declared", "over the body size limit of 20971520 bytes"],
   ])("stops %s with ResponseTooLarge", async (_name, path, detail) => {
@@ -227,6 +232,15 @@ describe("HttpFetcher: hostile bodies stay bounded", () => {
     expect(error.message).toContain(`${server.url}${path}`)
     console.log(`${path}: ${error.reason} after ${elapsed.toFixed(0)} ms`)
     expect(elapsed).toBeLessThan(8000)
+  })
+})
+
+describe("HttpFetcher: stacked content encodings", () => {
+  it("refuses a response that stacks more than five codings, at once", async () => {
+    const { error, elapsed } = await failure("/encoding/stacked", { timeoutMs: 20_000 })
+    expect(error.reason).toBe("UnsupportedContent")
+    expect(error.message).toContain("stacks 2000 content encodings; at most 5 are decoded")
+    expect(elapsed).toBeLessThan(2000)
   })
 })
 

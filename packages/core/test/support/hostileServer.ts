@@ -16,6 +16,8 @@
  *   /cookie/check               200 echoing the Cookie header if it carries session=s3cret, else 403
  *   /bomb/gzip                  gzip members of 10 MiB of zeros, repeated: 10 GiB once decompressed (about 10 MB sent)
  *   /bomb/br                    brotli of 256 MiB of zeros (a few hundred bytes sent)
+ *   /bomb/gzip-gzip             `Content-Encoding: gzip, gzip`: gzip of the gzip of 64 MiB of zeros (a few KB sent)
+ *   /encoding/stacked           `Content-Encoding` naming gzip 2000 times over a tiny body
  *   /huge                       60 MB of HTML streamed without Content-Length
  *   /huge/declared              the same with `Content-Length: 60000000`
  *   /slow-drip                  headers, then one byte per second, forever
@@ -75,6 +77,15 @@ const zeroGzipMember = (() => {
 })()
 
 /** Brotli of 256 MiB of zeros, compressed once from a stream so the test process never holds the zeros. */
+/** gzip(gzip(64 MiB of zeros)): the inner layer alone inflates past the 50 MiB cap. */
+const doubleGzipBomb = (() => {
+  let bomb: Buffer | undefined
+  return () => {
+    bomb ??= gzipSync(gzipSync(Buffer.alloc(64 * MiB), { level: 9 }), { level: 9 })
+    return bomb
+  }
+})()
+
 const zeroBrotli = (() => {
   let result: Promise<Buffer> | undefined
   return () => {
@@ -161,6 +172,12 @@ const handle = (req: IncomingMessage, res: ServerResponse, timers: Set<NodeJS.Ti
     case "/bomb/gzip":
       res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" })
       return repeat(res, zeroGzipMember(), 1024)
+    case "/bomb/gzip-gzip":
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip, gzip" })
+      return void res.end(doubleGzipBomb())
+    case "/encoding/stacked":
+      res.writeHead(200, { "content-type": "text/html", "content-encoding": Array(2000).fill("gzip").join(", ") })
+      return void res.end("<p>x</p>")
     case "/bomb/br":
       return void zeroBrotli().then((body) => {
         res.writeHead(200, { "content-type": "text/html", "content-encoding": "br" })
