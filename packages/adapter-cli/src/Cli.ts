@@ -1,15 +1,15 @@
 /** The `webdata` command line: its commands and how failures end the process. */
+import { createRequire } from "node:module"
 import { Command, HelpDoc, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { VERSION } from "@webdata/core"
 import { Cause, Console, Context, Effect, Exit, Option } from "effect"
+import { CliFailure } from "./CliFailure.js"
 import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
 import { mapCommand } from "./commands/map.js"
 import { scrapeCommand } from "./commands/scrape.js"
 import { serveCommand } from "./commands/serve.js"
 import { workerCommand } from "./commands/worker.js"
-import { CliFailure } from "./Scraper.js"
 import { CliInterrupted } from "./Signals.js"
 import { firstLine, makeTerminal } from "./Terminal.js"
 
@@ -36,7 +36,10 @@ export const webdata = Command.make("webdata").pipe(
   ]),
 )
 
-const cli = Command.run(webdata, { name: "webdata", version: VERSION })
+// The packages share one version; reading it here keeps `--version` and `--help` from loading the engine.
+const { version } = createRequire(import.meta.url)("../package.json") as { readonly version: string }
+
+const cli = Command.run(webdata, { name: "webdata", version })
 
 /** Runs the CLI on `argv` (as `process.argv`) and resolves with the exit code. */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {

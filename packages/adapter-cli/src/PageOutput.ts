@@ -8,9 +8,9 @@ import { Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import type { Document } from "@webdata/core"
 import { Console, Effect, Option } from "effect"
+import { CliFailure } from "./CliFailure.js"
 import { render } from "./commands/scrape.js"
 import { makeNamer } from "./FileNames.js"
-import { CliFailure } from "./Scraper.js"
 
 export const outputFlags = {
   jsonl: Options.boolean("jsonl").pipe(

@@ -4,10 +4,10 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Console, Duration, Effect } from "effect"
+import { CliFailure } from "./CliFailure.js"
 import { JobClient, type JobClientShape, type JobKind, type JobPage } from "./JobClient.js"
 import { makeSink, type OutputChoice, type PageSink } from "./PageOutput.js"
 import { makeProgress, type Progress } from "./Progress.js"
-import { CliFailure } from "./Scraper.js"
 import { CliInterrupted, waitForSignal } from "./Signals.js"
 
 /** Pause between two status reads that brought nothing new. */

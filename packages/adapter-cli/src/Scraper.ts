@@ -1,119 +1,14 @@
 /**
  * Where the CLI's work runs: in this process (the engine configured from the environment) or, with `--api-url`, on a
- * webdata or Firecrawl server (plain `POST /v2/scrape`).
+ * webdata or Firecrawl server (plain `POST /v2/scrape`). The implementations (`ScraperLayers.ts`) load with the first
+ * scrape.
  */
-import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
-import {
-  Decode,
-  type Document,
-  Engine,
-  MapError,
-  mapError,
-  RequestError,
-  Scrape,
-  ScrapeError,
-  type ScrapeOptionsInput,
-  ScrapeRequest,
-} from "@webdata/core"
-import { MemoryJobStore } from "@webdata/core/jobs"
-import { Context, Effect, Layer } from "effect"
-
-/** A one-line failure the CLI prints before exiting with status 1. */
-export class CliFailure extends Error {}
+import type { Document, ScrapeOptionsInput } from "@webdata/core"
+import { Context, type Effect } from "effect"
+import type { CliFailure } from "./CliFailure.js"
 
 export interface ScraperShape {
   readonly scrape: (url: string, options: Omit<ScrapeOptionsInput, "url">) => Effect.Effect<Document, CliFailure>
 }
 
 export class Scraper extends Context.Tag("@webdata/adapter-cli/Scraper")<Scraper, ScraperShape>() {}
-
-/** The first `code` (`ECONNREFUSED`, `ENOTFOUND`, …) along an error's chain of causes. */
-const systemCode = (error: unknown): string | undefined => {
-  for (let cause = error, depth = 0; cause instanceof Object && depth < 5; depth++) {
-    const code = (cause as { code?: unknown }).code
-    if (typeof code === "string") return code
-    cause = (cause as { cause?: unknown }).cause
-  }
-  return undefined
-}
-
-/** A request to `--api-url` that never got an answer, in words. */
-const describeTransport = (error: HttpClientError.RequestError): string => {
-  const target = error.request.url
-  if (error.reason === "InvalidUrl" || !/^https?:\/\//i.test(target))
-    return `--api-url must be an http(s) URL such as http://127.0.0.1:3002 (got ${target.replace(/\/v2\/.*$/, "")})`
-  const origin = new URL(target).origin
-  const code = systemCode(error.cause)
-  const why = error.cause instanceof Error && error.cause.cause instanceof Error ? error.cause.cause.message : undefined
-  return code === "ECONNREFUSED"
-    ? `cannot reach the API at ${origin}: connection refused (is the server running?)`
-    : `cannot reach the API at ${origin}${code !== undefined ? ` (${code})` : why !== undefined ? ` (${why})` : ""}`
-}
-
-const describe = (error: unknown): string => {
-  if (error instanceof RequestError || error instanceof ScrapeError || error instanceof MapError) {
-    const { code, message } = mapError(error)
-    return `${message} (${code})`
-  }
-  if (HttpClientError.isHttpClientError(error) && error._tag === "RequestError") return describeTransport(error)
-  return error instanceof Error ? error.message : String(error)
-}
-
-/** An engine error (or any other) as the one line the CLI prints. */
-export const fail = (error: unknown): CliFailure => new CliFailure(describe(error).split("\n")[0] ?? "failed")
-
-export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
-  Scraper,
-  Effect.gen(function* () {
-    const scraper = yield* Scrape.Scrape
-    return {
-      scrape: (url, options) =>
-        Decode.decodeStrict(ScrapeRequest)({ ...options, url }).pipe(
-          Effect.flatMap(scraper.scrape),
-          Effect.mapError(fail),
-        ),
-    }
-  }),
-).pipe(Layer.provide(Engine.layerConfig(MemoryJobStore.layer())))
-
-interface ApiAnswer {
-  readonly success?: boolean
-  readonly data?: Document
-  readonly error?: string
-  readonly code?: string
-}
-
-/** Remote mode: the same request to a server's `POST /v2/scrape`, validated here first so typos fail fast. */
-export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.Layer<Scraper> =>
-  Layer.effect(
-    Scraper,
-    Effect.gen(function* () {
-      const client = yield* HttpClient.HttpClient
-      const endpoint = `${apiUrl.replace(/\/+$/, "")}/v2/scrape`
-      return {
-        scrape: (url, options) => {
-          const body = { ...options, url, origin: "webdata-cli" }
-          return Decode.decodeStrict(ScrapeRequest)(body).pipe(
-            Effect.zipRight(
-              HttpClientRequest.post(endpoint).pipe(
-                HttpClientRequest.bodyUnsafeJson(body),
-                apiKey ? HttpClientRequest.bearerToken(apiKey) : (request) => request,
-                client.execute,
-                Effect.flatMap((response) => response.json),
-                Effect.scoped,
-              ),
-            ),
-            Effect.mapError(fail),
-            Effect.flatMap((answer) => {
-              const { success, data, error, code } = answer as ApiAnswer
-              return success === true && data !== undefined
-                ? Effect.succeed(data)
-                : Effect.fail(
-                    new CliFailure(`${error ?? "The server answered without a document"}${code ? ` (${code})` : ""}`),
-                  )
-            }),
-          )
-        },
-      }
-    }),
-  ).pipe(Layer.provide(FetchHttpClient.layer))

@@ -1,6 +1,6 @@
 /** Waiting for the user's Ctrl-C (or a supervisor's SIGTERM), and the failure that ends the CLI with status 130. */
 import { Effect } from "effect"
-import { CliFailure } from "./Scraper.js"
+import { CliFailure } from "./CliFailure.js"
 
 /** The command was stopped by a signal; the CLI exits with 130, as shells do for Ctrl-C. */
 export class CliInterrupted extends CliFailure {}

@@ -3,12 +3,11 @@
 import { text } from "node:stream/consumers"
 import { Args, Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { urlProblem } from "@webdata/core/engine"
 import { Effect } from "effect"
+import { CliFailure } from "../CliFailure.js"
 import { withJobClient } from "../JobClient.js"
 import { outputFlags } from "../PageOutput.js"
 import { runJob } from "../RunJob.js"
-import { CliFailure } from "../Scraper.js"
 import { connection } from "./connection.js"
 import { some, when } from "./fields.js"
 import { formatsOf, scrapeFlags, scrapeOptionsOf } from "./scrapeFlags.js"
@@ -43,9 +42,13 @@ export const parseUrlList = (content: string): Array<string> => listEntries(cont
 
 /** The first line of a list whose URL the API would refuse. */
 const firstInvalidLine = (content: string) =>
-  listEntries(content)
-    .map((entry) => ({ ...entry, problem: urlProblem(entry.url) }))
-    .find((entry) => entry.problem !== undefined)
+  Effect.map(
+    Effect.promise(() => import("@webdata/core/engine")),
+    ({ urlProblem }) =>
+      listEntries(content)
+        .map((entry) => ({ ...entry, problem: urlProblem(entry.url) }))
+        .find((entry) => entry.problem !== undefined),
+  )
 
 const readList = (file: string) =>
   file === "-"
@@ -67,7 +70,7 @@ export const batchCommand = Command.make("batch", options, (args) =>
       const first = urls[0]
       if (first === undefined) return yield* Effect.fail(new CliFailure(`No URLs in ${source}`))
       // The API would name the list's index; a line number is what the user can find in the file.
-      const bad = args.ignoreInvalidUrls ? undefined : firstInvalidLine(content)
+      const bad = args.ignoreInvalidUrls ? undefined : yield* firstInvalidLine(content)
       if (bad !== undefined)
         return yield* Effect.fail(new CliFailure(`${source} line ${bad.line}: ${bad.problem}: ${bad.url}`))
       yield* runJob(

@@ -1,8 +1,8 @@
 /** The options that choose where work runs: in process (default) or on a server (`--api-url`). */
 import { Options } from "@effect/cli"
-import { Config, Effect } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { type Connection, layerFor } from "../Connection.js"
-import { layerLocal, layerRemote, type Scraper } from "../Scraper.js"
+import type { Scraper } from "../Scraper.js"
 
 export const connection = {
   apiUrl: Options.text("api-url").pipe(
@@ -22,4 +22,13 @@ export const connection = {
 export const withScraper = <A, E, R>(
   args: Connection,
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E, Exclude<R, Scraper>> => Effect.provide(effect, layerFor(args, layerLocal, layerRemote))
+): Effect.Effect<A, E, Exclude<R, Scraper>> =>
+  Effect.provide(
+    effect,
+    Layer.unwrapEffect(
+      Effect.map(
+        Effect.promise(() => import("../ScraperLayers.js")),
+        (scrapers) => layerFor(args, scrapers.layerLocal, scrapers.layerRemote),
+      ),
+    ),
+  )

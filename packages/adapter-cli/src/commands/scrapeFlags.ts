@@ -2,7 +2,7 @@
 import { Options } from "@effect/cli"
 import type { ScrapeOptionsInput } from "@webdata/core"
 import { Effect, Option } from "effect"
-import { CliFailure } from "../Scraper.js"
+import { CliFailure } from "../CliFailure.js"
 
 export const scrapeFlags = {
   format: Options.text("format").pipe(

@@ -1,8 +1,7 @@
 /** `webdata serve`: the v2 API on a port, like `npm start`. */
 import { Command, Options } from "@effect/cli"
-import { serve } from "@webdata/adapter-express"
 import { Config, Effect } from "effect"
-import { CliFailure } from "../Scraper.js"
+import { CliFailure } from "../CliFailure.js"
 
 const options = {
   port: Options.integer("port").pipe(
@@ -21,7 +20,8 @@ const options = {
 export const serveCommand = Command.make("serve", options, ({ port, host }) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => serve({ port, host }),
+      // The server's modules load only for this command.
+      try: () => import("@webdata/adapter-express").then(({ serve }) => serve({ port, host })),
       catch: (error) => new CliFailure(`Cannot listen on ${host}:${port}: ${(error as Error).message}`),
     }),
     (running) => Effect.promise(running.close),

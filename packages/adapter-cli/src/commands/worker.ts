@@ -4,10 +4,8 @@
  * `WEBDATA_WORKER=0`), so the store must be a durable file both can open, e.g. `sqlite:/var/lib/webdata/webdata.db`.
  */
 import { Command } from "@effect/cli"
-import { storeLayerConfig } from "@webdata/adapter-express"
-import { Engine } from "@webdata/core"
 import { Config, Console, Effect, Layer } from "effect"
-import { CliFailure } from "../Scraper.js"
+import { CliFailure } from "../CliFailure.js"
 import { waitForSignal } from "../Signals.js"
 
 export const workerCommand = Command.make("worker", {}, () =>
@@ -26,6 +24,10 @@ export const workerCommand = Command.make("worker", {}, () =>
     // and another worker takes them) and closes the store.
     yield* Effect.scoped(
       Effect.gen(function* () {
+        // The engine and the store load only for this command.
+        const [{ storeLayerConfig }, { Engine }] = yield* Effect.promise(() =>
+          Promise.all([import("@webdata/adapter-express"), import("@webdata/core")]),
+        )
         yield* Layer.build(Engine.layerConfig(storeLayerConfig))
         yield* Console.error(`webdata worker running on ${store}; Ctrl-C to stop`)
         const signal = yield* waitForSignal(["SIGINT", "SIGTERM"])
