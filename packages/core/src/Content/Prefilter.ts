@@ -11,12 +11,18 @@
  *   of open elements on every end tag (quadratic on very deep nesting with stray end tags), and recursive walks (page
  *   statistics, the markdown writer, serialisation) would overflow the call stack.
  *
+ * - everything after the `MAX_ELEMENTS`th element: the tree, its statistics and the markdown cost memory and time
+ *   per node, and a page of a million table cells would cost a gigabyte and seconds; real pages stay far below.
+ *
  * It is a scanner, not a parser: the depth is an estimate (void elements, and elements whose end tag is optional —
  * p, li, td… — do not count, so ordinary tag soup never trips it), and raw-text elements are skipped the way the
  * HTML tokenizer skips them: a script ends at the first `</script`.
  */
 
 export const MAX_DEPTH = 256
+
+/** Elements kept of one page; the rest of the page is cut (the largest real pages have a few tens of thousands). */
+export const MAX_ELEMENTS = 100_000
 
 const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>/g
 
@@ -103,11 +109,14 @@ export interface PrefilterOptions {
   readonly maxDepth?: number
   /** Keep every attribute. */
   readonly keepAttributes?: boolean
+  /** Elements kept (default `MAX_ELEMENTS`). */
+  readonly maxElements?: number
 }
 
 export const prefilter = (html: string, options: PrefilterOptions = {}): string => {
   const limit = options.maxDepth ?? MAX_DEPTH
   const keepAttributes = options.keepAttributes ?? false
+  let elementsLeft = options.maxElements ?? MAX_ELEMENTS
   // The output is the input with cuts: only the text between cuts is copied, once.
   const out: Array<string> = []
   let copied = 0
@@ -158,6 +167,11 @@ export const prefilter = (html: string, options: PrefilterOptions = {}): string 
     if (!keep) {
       cut(start, end, " ")
       continue
+    }
+    if (!closing && --elementsLeft < 0) {
+      // Over the budget: the page ends here (the parser closes what is open).
+      cut(start, html.length)
+      break
     }
     if (name === "pre" || name === "listing") preformatted = Math.max(0, preformatted + (closing ? -1 : 1))
     if (attributes !== "" && !closing && !keepAttributes) {
