@@ -79,8 +79,11 @@ export interface ThreadOptions {
 }
 
 interface Pending {
+  readonly request: BuildRequest
   readonly resolve: (document: Document) => void
   readonly reject: (error: Error) => void
+  /** Already moved once to a fresh thread after its thread died. */
+  readonly moved: boolean
 }
 
 interface Slot {
@@ -109,7 +112,11 @@ const startWorker = (maxHeapMb: number): Worker => {
   )
 }
 
-/** Threads that take build requests, least loaded first; a thread that dies fails its pages and is replaced. */
+/**
+ * Threads that take build requests, least loaded first. A thread that dies (a page exhausted its heap) is replaced;
+ * the page it was building fails, and the pages queued behind it move once to the fresh thread, so a hostile page
+ * fails alone instead of taking its neighbours (other callers' pages) with it.
+ */
 class ThreadPool {
   readonly #slots: Array<Slot> = []
   #nextId = 0
@@ -134,10 +141,17 @@ class ThreadPool {
     const die = (error: Error) => {
       if (slot.dead) return
       slot.dead = true
-      for (const pending of slot.pending.values()) pending.reject(error)
+      // A thread builds its pages in the order they were sent: the first pending one is the one it was on.
+      const [current, ...queued] = slot.pending.values()
       slot.pending.clear()
+      current?.reject(error)
       const index = this.#slots.indexOf(slot)
-      if (!this.#closed && index >= 0) this.#slots[index] = this.#spawn()
+      if (this.#closed || index < 0) return void queued.forEach((pending) => pending.reject(error))
+      const fresh = this.#spawn()
+      this.#slots[index] = fresh
+      for (const pending of queued)
+        if (pending.moved) pending.reject(error)
+        else this.#send(fresh, { ...pending, moved: true })
     }
     slot.worker.on("error", (error) =>
       die(
@@ -155,14 +169,24 @@ class ThreadPool {
     return this.#slots.every((slot) => slot.pending.size === 0)
   }
 
+  #send(slot: Slot, pending: Pending): void {
+    slot.pending.set(pending.request.id, pending)
+    slot.worker.postMessage(pending.request)
+  }
+
   build(request: Omit<BuildRequest, "id">, signal: AbortSignal): Promise<Document> {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
     return new Promise<Document>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject })
+      this.#send(slot, { request: { id, ...request }, resolve, reject, moved: false })
       // An interrupted scrape does not wait for its page; the thread finishes it and the answer is dropped.
-      signal.addEventListener("abort", () => slot.pending.delete(id), { once: true })
-      slot.worker.postMessage({ id, ...request } satisfies BuildRequest)
+      signal.addEventListener(
+        "abort",
+        () => {
+          for (const each of this.#slots) each.pending.delete(id)
+        },
+        { once: true },
+      )
     })
   }
 

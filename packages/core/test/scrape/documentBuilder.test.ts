@@ -57,6 +57,25 @@ describe("DocumentBuilder", () => {
     expect(next.markdown).toContain("Tidal")
   }, 60_000)
 
+  it("fails only the page that exhausted a thread: the pages queued behind it are built on a fresh thread", async () => {
+    const huge = `<html><body>${`<p>${"word ".repeat(60)}</p>`.repeat(90_000)}</body></html>`
+    const [failed, ...others] = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(DocumentBuilder, (builder) =>
+          Effect.all(
+            [
+              Effect.either(builder.build(options, page(huge), provenance)),
+              ...Array.from({ length: 3 }, () => Effect.either(builder.build(options, page(article), provenance))),
+            ],
+            { concurrency: "unbounded" },
+          ),
+        ).pipe(Effect.provide(layerThreads({ threads: 1, maxHeapMb: 64, inlineMaxChars: 0 }))),
+      ),
+    )
+    expect(Either.isLeft(failed!) && failed.left.message).toMatch(/64 MiB/)
+    for (const other of others) expect(Either.isRight(other) && other.right.markdown).toContain("Tidal")
+  }, 60_000)
+
   it("builds a small page on the caller's thread while the threads are idle, and large or concurrent ones on threads", async () => {
     const posted = vi.spyOn(Worker.prototype, "postMessage")
     try {
