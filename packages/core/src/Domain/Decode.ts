@@ -14,15 +14,24 @@ export interface ValidationIssue {
 
 const UNRECOGNIZED = "Unrecognized key in body -- please review the v2 API documentation for request body changes"
 
+/**
+ * Issue messages quote the bad value (`actual "…"`) and keys can be any length: a 2 MB string must not come back as
+ * a 2 MB error. Each quoted text is cut to this many characters, and at most `MAX_ISSUES` issues are listed.
+ */
+const MAX_ECHO = 200
+const MAX_ISSUES = 100
+
+const capped = (text: string): string => (text.length <= MAX_ECHO ? text : `${text.slice(0, MAX_ECHO)}… (cut)`)
+
 const toIssue = (issue: ParseResult.ArrayFormatterIssue): ValidationIssue | undefined => {
   switch (issue._tag) {
     case "Unexpected": {
-      const key = issue.path[issue.path.length - 1]
+      const key = capped(String(issue.path[issue.path.length - 1]))
       return {
         code: "unrecognized_keys",
-        keys: [String(key)],
+        keys: [key],
         path: issue.path.slice(0, -1),
-        message: `Unrecognized key: "${String(key)}"`,
+        message: `Unrecognized key: "${key}"`,
       }
     }
     case "Missing":
@@ -34,7 +43,7 @@ const toIssue = (issue: ParseResult.ArrayFormatterIssue): ValidationIssue | unde
       return {
         code: issue._tag === "Refinement" || !issue.message.startsWith("Expected ") ? "custom" : "invalid_type",
         path: issue.path,
-        message: issue.message,
+        message: capped(issue.message),
       }
   }
 }
@@ -78,7 +87,9 @@ const firstFailureInUnion = (issue: ParseResult.ParseIssue, inUnion = false): bo
 
 /** The 400 error of a failed decode, with Firecrawl's choice of top-level message. */
 export const validationError = (error: ParseResult.ParseError): RequestError => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error).flatMap((issue) => toIssue(issue) ?? [])
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+    .flatMap((issue) => toIssue(issue) ?? [])
+    .slice(0, MAX_ISSUES)
   const message = issues.some((issue) => issue.code === "unrecognized_keys")
     ? UNRECOGNIZED
     : issues[0]?.code === "custom" && !firstFailureInUnion(error.issue)

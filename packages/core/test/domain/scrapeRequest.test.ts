@@ -119,3 +119,13 @@ describe("ScrapeRequest", () => {
     expect(error.message).toContain(message)
   })
 })
+
+describe("validation errors of huge values", () => {
+  it("quote at most a few hundred characters of the bad value, and list at most 100 issues", () => {
+    const huge = "x".repeat(2_000_000)
+    const error = bad({ url: "https://example.com", formats: huge, [huge]: 1 })
+    expect(JSON.stringify({ message: error.message, details: error.details }).length).toBeLessThan(5_000)
+    const many = bad({ url: "https://example.com", includeTags: Array.from({ length: 5000 }, () => 1) })
+    expect((many.details as Array<unknown>).length).toBeLessThanOrEqual(100)
+  })
+})
