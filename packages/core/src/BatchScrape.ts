@@ -11,8 +11,9 @@ import { encodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type NewTask, newId, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
-import { announce, Webhooks } from "./Jobs/Webhooks.js"
+import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { UrlGuard } from "./Net/UrlGuard.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
 
 /** A batch admits any number of URLs over its life (`appendToId`): its limit is not a bound in practice. */
@@ -46,6 +47,7 @@ export const make = Effect.gen(function* () {
   const config = yield* JobsConfig
   const signal = yield* WorkSignal
   const webhooks = yield* Webhooks
+  const guard = yield* UrlGuard
 
   const append = Effect.fn("BatchScrape.append")(function* (id: string, owner: Owner, urls: ReadonlyArray<string>) {
     const found = yield* store.getJob(id)
@@ -90,6 +92,7 @@ export const make = Effect.gen(function* () {
     // Refused now rather than failing every page of the batch later.
     const unsupported = unsupportedOption(batchScrapeOptions(request))
     if (unsupported !== undefined) return yield* unsupported
+    yield* checkWebhookTarget(guard, request.webhook)
     const job =
       request.appendToId !== undefined
         ? yield* append(request.appendToId, owner, valid)
@@ -101,7 +104,5 @@ export const make = Effect.gen(function* () {
   return { start }
 })
 
-export const layer: Layer.Layer<BatchScrape, never, JobStore | JobsConfig | WorkSignal | Webhooks> = Layer.effect(
-  BatchScrape,
-  make,
-)
+export const layer: Layer.Layer<BatchScrape, never, JobStore | JobsConfig | WorkSignal | Webhooks | UrlGuard> =
+  Layer.effect(BatchScrape, make)

@@ -14,8 +14,9 @@ import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
-import { announce, Webhooks } from "./Jobs/Webhooks.js"
+import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { UrlGuard } from "./Net/UrlGuard.js"
 import { unsupportedOption } from "./Scrape/Capabilities.js"
 
 export interface StartedCrawl {
@@ -74,6 +75,7 @@ export const make = Effect.gen(function* () {
   const config = yield* JobsConfig
   const signal = yield* WorkSignal
   const webhooks = yield* Webhooks
+  const guard = yield* UrlGuard
 
   /**
    * The request with the prompt's options under the explicit ones and the prompt's options on their own; a prompt
@@ -108,6 +110,7 @@ export const make = Effect.gen(function* () {
     // Refused now rather than failing every page of the crawl later.
     const unsupported = unsupportedOption(spec.scrapeOptions)
     if (unsupported !== undefined) return yield* unsupported
+    yield* checkWebhookTarget(guard, request.webhook)
     const now = Date.now()
     const delayMs = request.delay !== undefined ? Math.round(request.delay * 1000) : undefined
     const job = yield* store.createJob(
@@ -150,4 +153,7 @@ export const make = Effect.gen(function* () {
   return { start, previewParams }
 })
 
-export const layer: Layer.Layer<Crawl, never, JobStore | JobsConfig | WorkSignal | Webhooks> = Layer.effect(Crawl, make)
+export const layer: Layer.Layer<Crawl, never, JobStore | JobsConfig | WorkSignal | Webhooks | UrlGuard> = Layer.effect(
+  Crawl,
+  make,
+)

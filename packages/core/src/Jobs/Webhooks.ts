@@ -22,8 +22,10 @@ import {
 } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import type { WebhookEvent, WebhookSpec } from "../Domain/Webhook.js"
+import { PRIVATE_TARGETS_OPT_IN } from "../ErrorCodes.js"
+import { RequestError } from "../Errors.js"
 import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
-import { UrlGuard } from "../Net/UrlGuard.js"
+import { UrlGuard, type UrlGuardService } from "../Net/UrlGuard.js"
 import type { Job } from "./JobStore.js"
 
 export interface WebhookDelivery {
@@ -291,3 +293,29 @@ export const layerConfig: Layer.Layer<Webhooks, ConfigError.ConfigError, UrlGuar
     layer({ secret: Option.getOrUndefined(Option.map(secret, Redacted.value)) }),
   ),
 )
+
+/**
+ * A webhook whose URL this process's guard refuses (a private or loopback address without the opt-in) is a 400 when
+ * the job is submitted, not a delivery that fails later in a log. A host that does not resolve now is accepted:
+ * delivery checks again.
+ */
+export const checkWebhookTarget = (
+  guard: UrlGuardService,
+  webhook: WebhookSpec | undefined,
+): Effect.Effect<void, RequestError> =>
+  webhook === undefined
+    ? Effect.void
+    : guard.checkTarget(webhook.url).pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) =>
+          error.reason === "BlockedAddress"
+            ? Effect.fail(
+                new RequestError({
+                  reason: "Validation",
+                  code: "BAD_REQUEST",
+                  message: `The webhook URL is refused: ${error.message}. ${PRIVATE_TARGETS_OPT_IN}`,
+                }),
+              )
+            : Effect.void,
+        ),
+      )

@@ -169,3 +169,20 @@ describe("hostile bodies", () => {
     expect((await call("GET", "/")).status).toBe(200)
   })
 })
+
+describe("webhooks at submission", () => {
+  it("refuses a webhook URL the guard refuses with a 400, before any job exists", async () => {
+    for (const [path, body] of [
+      ["/v2/crawl", { url: "https://example.com/hooked", webhook: "http://user:pass@127.0.0.1:9/hook" }],
+      ["/v2/batch/scrape", { urls: ["https://example.com/a"], webhook: { url: "http://169.254.169.254/latest" } }],
+    ] as const) {
+      const answer = await call("POST", path, body)
+      expect(answer.status, path).toBe(400)
+      expect(answer.body).toMatchObject({ success: false, code: "BAD_REQUEST" })
+      expect(answer.body.error).toMatch(/^The webhook URL is refused: Refusing to connect to/)
+    }
+    expect((await call("GET", "/v2/crawl/active")).body.crawls).not.toContainEqual(
+      expect.objectContaining({ url: "https://example.com/hooked" }),
+    )
+  })
+})
