@@ -58,6 +58,12 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
       const { success, code, error } = failure.value
       return Effect.succeed(HttpServerResponse.unsafeJson({ success, code, error }, { status: 401 }))
     }
+    // The client went away (the request's signal aborted): normal, and nobody is left to answer.
+    if (Cause.isInterruptedOnly(cause))
+      return Effect.as(
+        Effect.logDebug("Request interrupted: the client went away"),
+        HttpServerResponse.empty({ status: 499 }),
+      )
     return defectResponse(cause)
   })
 
