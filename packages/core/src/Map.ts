@@ -36,7 +36,7 @@ export interface MapResult {
 
 export class MapService extends Context.Tag("@webdata/core/Map")<
   MapService,
-  { readonly map: (request: MapRequest) => Effect.Effect<MapResult, MapError | RequestError> }
+  { readonly map: (request: MapRequest) => Effect.Effect<MapResult, MapError | RequestError | ScrapeError> }
 >() {}
 
 /** Without a `timeout`, a map answers with what it found after this long. */
@@ -313,8 +313,8 @@ export const make = Effect.gen(function* () {
           message: `Could not map ${seed}: its robots.txt could not be read (server error or unreachable)`,
         })
       const failure = seedVisit?.failure
-      if (failure?.reason === "BlockedAddress")
-        return yield* new RequestError({ reason: "Forbidden", message: failure.message })
+      // The same failure has the same code as a scrape's (SCRAPE_BLOCKED_ADDRESS, SCRAPE_DNS_RESOLUTION_ERROR).
+      if (failure?.reason === "BlockedAddress" || failure?.reason === "DnsResolution") return yield* failure
       if (failure !== undefined)
         return yield* new MapError({ reason: "Failed", message: `Could not map ${seed}: ${failure.message}` })
     }

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { decodeMapRequest, type MapRequestInput } from "../../src/Domain/MapRequest.js"
 import * as HttpFetcher from "../../src/Engines/HttpFetcher.js"
 import { mapError } from "../../src/ErrorCodes.js"
-import { MapError, type RequestError } from "../../src/Errors.js"
+import { MapError, type RequestError, type ScrapeError } from "../../src/Errors.js"
 import { rankByRelevance, tokenize } from "../../src/Map/Relevance.js"
 import { type MapScopeOptions, makeMapScope } from "../../src/Map/Scope.js"
 import { MAX_PAGES, type MapResult, MapService, layer as mapLayer } from "../../src/Map.js"
 import * as UrlGuard from "../../src/Net/UrlGuard.js"
+import { Webdata, WebdataError } from "../../src/Webdata.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // A fixture web of several host names on one loopback server. `*.localhost` names resolve (through the guard's
@@ -199,7 +200,7 @@ const map = async (input: MapRequestInput): Promise<MapResult> => {
   return result.right
 }
 
-const failure = async (input: MapRequestInput): Promise<MapError | RequestError> => {
+const failure = async (input: MapRequestInput): Promise<MapError | RequestError | ScrapeError> => {
   const result = await mapEither(input)
   if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
   return result.left
@@ -393,6 +394,17 @@ describe("map over HTTP", () => {
     expect(error).toMatchObject({ _tag: "MapError", reason: "Timeout" })
     expect(mapError(error)).toMatchObject({ status: 408, code: "MAP_TIMEOUT" })
     expect(error.message).toMatch(/^The map operation timed out/)
+  })
+
+  it("refuses a target the guard refuses with the scrape's code (403 SCRAPE_BLOCKED_ADDRESS)", async () => {
+    const guarded = new Webdata()
+    try {
+      const error = await guarded.map(`http://127.0.0.1:${port}/`).catch((caught: unknown) => caught)
+      expect(error).toBeInstanceOf(WebdataError)
+      expect(error).toMatchObject({ status: 403, code: "SCRAPE_BLOCKED_ADDRESS" })
+    } finally {
+      await guarded.close()
+    }
   })
 
   it("fails with MapError Failed (500 MAP_FAILED) when the site cannot be reached at all", async () => {
