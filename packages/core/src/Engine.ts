@@ -6,6 +6,7 @@
 import { Config, Effect, Layer } from "effect"
 import type { BatchScrape } from "./BatchScrape.js"
 import * as BatchScrapeModule from "./BatchScrape.js"
+import * as CacheScope from "./Cache/CacheScope.js"
 import * as ScrapeCache from "./Cache/ScrapeCache.js"
 import type { Crawl } from "./Crawl.js"
 import * as CrawlModule from "./Crawl.js"
@@ -36,6 +37,8 @@ export interface EngineOptions {
   readonly allowedTargets?: ReadonlyArray<string>
   /** Bytes of fetched pages kept for `maxAge` by the memory store; 0 turns the cache off. Default 256 MiB. */
   readonly cacheMaxBytes?: number
+  /** Who shares cached pages: `key` (each API key its own; the default) or `global` (`WEBDATA_CACHE_SCOPE`). */
+  readonly cacheScope?: CacheScope.CacheScopeValue
   /**
    * Where jobs, documents and the scrape cache live. Default: in memory (nothing survives the process); for a
    * durable store pass e.g. `SqliteJobStore.layer({ filename })` from `@webdata/store-sqlite`.
@@ -79,6 +82,7 @@ interface Parts {
   readonly fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>
   readonly store: Layer.Layer<JobStore>
   readonly cacheOff: boolean
+  readonly cacheScope: Layer.Layer<CacheScope.CacheScope>
   readonly builder: Layer.Layer<DocumentBuilder.DocumentBuilder>
   readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
@@ -90,7 +94,12 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
   const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs)
   const net = Layer.mergeAll(parts.fetcher, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
-  const scrape = Scrape.layer.pipe(Layer.provide(cache), Layer.provide(parts.builder), Layer.provideMerge(net))
+  const scrape = Scrape.layer.pipe(
+    Layer.provide(cache),
+    Layer.provide(parts.builder),
+    Layer.provide(parts.cacheScope),
+    Layer.provideMerge(net),
+  )
   const runner = TaskRunner.layer.pipe(Layer.provide(RobotsCache.layer), Layer.provideMerge(scrape))
   const services = Layer.mergeAll(
     CrawlModule.layer,
@@ -121,6 +130,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
     cacheOff: options.cacheMaxBytes === 0,
+    cacheScope: CacheScope.layer(options.cacheScope),
     builder: DocumentBuilder.layerThreads({
       threads: options.contentThreads ?? 0,
       ...(options.contentThreadMb !== undefined ? { maxHeapMb: options.contentThreadMb } : {}),
@@ -145,6 +155,7 @@ export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
         store: Layer.orDie(store),
         cacheOff: cacheMb === 0,
+        cacheScope: CacheScope.layerConfig,
         builder: DocumentBuilder.layerConfig,
         worker: worker ? Worker.layerConfig : undefined,
         jobs: JobsConfig.layerConfig,

@@ -6,6 +6,7 @@
  */
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { v7 as uuidv7 } from "uuid"
+import { CacheScope, partitionOf } from "./Cache/CacheScope.js"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { decodeBody } from "./Content/Charset.js"
 import type { Document } from "./Domain/Document.js"
@@ -21,7 +22,12 @@ import { isTextual } from "./Scrape/ContentTypes.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
-export type ScrapeInput = ScrapeOptions & { readonly url: string; readonly zeroDataRetention?: boolean | undefined }
+export type ScrapeInput = ScrapeOptions & {
+  readonly url: string
+  readonly zeroDataRetention?: boolean | undefined
+  /** Who asks (the API key's owner digest, a job's owner): with `CacheScope` `key`, the cache partition it uses. */
+  readonly owner?: string | null | undefined
+}
 
 const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000
 
@@ -68,6 +74,7 @@ export const make = Effect.gen(function* () {
   const cache = yield* ScrapeCache
   const builder = yield* DocumentBuilder
   const guard = yield* UrlGuard
+  const scope = yield* CacheScope
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
   const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
     builder.build(input, page, provenance)
@@ -126,7 +133,7 @@ export const make = Effect.gen(function* () {
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: badSelector.message })
     const scrapeId = uuidv7()
     const url = withScheme(input.url)
-    const key = cacheKey(url)
+    const key = cacheKey(url, partitionOf(scope, input.owner))
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
       // The cache is shared with processes that may allow more (a worker with private addresses allowed): a copy is
@@ -184,7 +191,5 @@ export const make = Effect.gen(function* () {
 })
 
 /** The scrape service over a Fetcher, a ScrapeCache, a DocumentBuilder and the URL guard. */
-export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache | DocumentBuilder | UrlGuard> = Layer.effect(
-  Scrape,
-  make,
-)
+export const layer: Layer.Layer<Scrape, never, Fetcher | ScrapeCache | DocumentBuilder | UrlGuard | CacheScope> =
+  Layer.effect(Scrape, make)

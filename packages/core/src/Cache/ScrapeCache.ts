@@ -52,8 +52,9 @@ export const layerDisabled: Layer.Layer<ScrapeCache> = Layer.succeed(ScrapeCache
 })
 
 /** The cache key of a target: the URL without its fragment (SPA routes `#/` and `#!/` are kept). */
-export const cacheKey = (url: string): string => {
+export const cacheKey = (url: string, partition?: string): string => {
   const parsed = new URL(url)
   if (!parsed.hash.startsWith("#/") && !parsed.hash.startsWith("#!/")) parsed.hash = ""
-  return parsed.href
+  // A URL never holds a space, so a partition cannot be confused with a URL.
+  return partition === undefined ? parsed.href : `${partition} ${parsed.href}`
 }

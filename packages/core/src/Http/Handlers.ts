@@ -27,8 +27,9 @@ export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handle
         respond(
           Effect.gen(function* () {
             const input = yield* decodeScrapeRequest(yield* readJsonBody(request))
-            const data = yield* scraper.scrape(input)
-            if (!input.zeroDataRetention) yield* control.keepScrape(data, ownerOf((yield* Caller).apiKey))
+            const owner = ownerOf((yield* Caller).apiKey)
+            const data = yield* scraper.scrape({ ...input, owner })
+            if (!input.zeroDataRetention) yield* control.keepScrape(data, owner)
             return { success: true, data }
           }),
         ),

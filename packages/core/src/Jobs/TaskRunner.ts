@@ -188,7 +188,13 @@ export const make = Effect.gen(function* () {
       context.crawl !== undefined && !hasFormat(options.formats, "links")
         ? [...options.formats, { type: "links" as const }]
         : options.formats
-    return { ...options, formats, url: task.url, zeroDataRetention: context.job.zeroDataRetention }
+    return {
+      ...options,
+      formats,
+      url: task.url,
+      zeroDataRetention: context.job.zeroDataRetention,
+      owner: context.job.owner,
+    }
   }
 
   /** A failed scrape: another attempt later when it may pass, else the task's recorded error. */
