@@ -15,6 +15,11 @@ export interface ServeOptions {
   readonly host?: string
   /** Engine layer; defaults to the engine configured from the environment, on the store `WEBDATA_STORE` names. */
   readonly engine?: Layer.Layer<EngineServices>
+  /**
+   * Which peers may set `X-Forwarded-Proto` / `-Host` / `-Prefix` (Express's `trust proxy` values: `true`, a hop count,
+   * or addresses and CIDRs such as `"loopback, 10.0.0.0/8"`). Default: `WEBDATA_TRUST_PROXY`, else nobody.
+   */
+  readonly trustProxy?: boolean | number | string
   /** Server settings layer; defaults to `WEBDATA_API_KEYS` from the environment. */
   readonly serverConfig?: Layer.Layer<ServerConfig.ServerConfig>
 }
@@ -25,6 +30,14 @@ export interface RunningServer {
   readonly url: string
   /** Stops accepting connections, waits for open requests, then releases the engine. */
   readonly close: () => Promise<void>
+}
+
+/** `WEBDATA_TRUST_PROXY` as Express reads `trust proxy`: `true`, a hop count, or addresses; unset trusts nobody. */
+const trustProxyFromEnvironment = (): boolean | number | string => {
+  const value = (process.env.WEBDATA_TRUST_PROXY ?? "").trim()
+  if (value === "" || value === "false") return false
+  if (value === "true") return true
+  return /^\d+$/.test(value) ? Number(value) : value
 }
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
@@ -39,6 +52,7 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
   await handler(new Request("http://localhost/"))
   const app = express()
   app.disable("x-powered-by")
+  app.set("trust proxy", options.trustProxy ?? trustProxyFromEnvironment())
   app.use(toExpressMiddleware(handler))
   app.use(webdataErrorHandler)
   const host = options.host ?? "127.0.0.1"

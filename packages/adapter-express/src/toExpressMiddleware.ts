@@ -31,7 +31,9 @@ const methodNotAllowed = (res: ExpressResponse, method: string) =>
 /** The request's URL; undefined when its `Host` header cannot be part of one (`a b`, `[`, `x:99999`, empty). */
 const requestUrl = (req: ExpressRequest): URL | undefined => {
   try {
-    return new URL(req.url, `${req.protocol}://${req.get("host") ?? "localhost"}`)
+    // The connection's own scheme: a forwarded one reaches the API as a header, checked there.
+    const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? "https" : "http"
+    return new URL(req.url, `${scheme}://${req.get("host") ?? "localhost"}`)
   } catch {
     return undefined
   }
@@ -62,10 +64,19 @@ const readBody = async (req: ExpressRequest, maxBytes: number): Promise<Buffer |
   return Buffer.concat(chunks)
 }
 
+/** Headers only a proxy in front may set: passed on only when Express trusts the peer (its `trust proxy` setting). */
+const FORWARDING = new Set(["x-forwarded-proto", "x-forwarded-host", "x-forwarded-prefix"])
+
+const fromTrustedProxy = (req: ExpressRequest): boolean => {
+  const trust = req.app.get("trust proxy fn") as ((address: string, hop: number) => boolean) | undefined
+  return trust?.(req.socket.remoteAddress ?? "", 0) === true
+}
+
 const toHeaders = (req: ExpressRequest, reserialised: boolean): Headers => {
   const headers = new Headers()
+  const trusted = fromTrustedProxy(req)
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue
+    if (value === undefined || (!trusted && FORWARDING.has(name))) continue
     // The body may have been re-serialised: its length and encoding are no longer the client's.
     if (reserialised && (name === "content-length" || name === "content-encoding" || name === "transfer-encoding"))
       continue
@@ -74,7 +85,9 @@ const toHeaders = (req: ExpressRequest, reserialised: boolean): Headers => {
   }
   if (reserialised) headers.set("content-type", "application/json")
   // The mount path, so that absolute links the API builds (e.g. `next`) include it.
-  if (req.baseUrl !== "" && !headers.has("x-forwarded-prefix")) headers.set("x-forwarded-prefix", req.baseUrl)
+  // A trusted proxy's own prefix comes first.
+  if (req.baseUrl !== "")
+    headers.set("x-forwarded-prefix", `${(headers.get("x-forwarded-prefix") ?? "").replace(/\/+$/, "")}${req.baseUrl}`)
   return headers
 }
 

@@ -73,3 +73,45 @@ describe("requests the API's routes never see", () => {
     expect((await fetch(`${api.url}/`)).status).toBe(200)
   })
 })
+
+describe("forwarding headers", () => {
+  const startCrawl = async (url: string, headers: Record<string, string>) => {
+    const response = await fetch(`${url}/v2/crawl`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify({ url: "https://example.com" }),
+    })
+    return ((await response.json()) as { url: string }).url
+  }
+  const spoofed = {
+    "x-forwarded-proto": "javascript",
+    "x-forwarded-host": "evil.example",
+    "x-forwarded-prefix": "/x",
+  }
+
+  it("are ignored from a peer Express does not trust", async () => {
+    const answer = await startCrawl(api.url, spoofed)
+    expect(answer).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/v2/crawl/`))
+  })
+
+  it("are honoured from a trusted proxy (WEBDATA_TRUST_PROXY / trustProxy), when they are valid", async () => {
+    const proxied = await serve({
+      port: 0,
+      engine: Engine.layer({ worker: false }),
+      serverConfig: ServerConfig.layer(),
+      trustProxy: "loopback",
+    })
+    try {
+      const honoured = await startCrawl(proxied.url, {
+        "x-forwarded-proto": "https",
+        "x-forwarded-host": "api.example.org",
+        "x-forwarded-prefix": "/firecrawl",
+      })
+      expect(honoured).toMatch(/^https:\/\/api\.example\.org\/firecrawl\/v2\/crawl\//)
+      const invalid = await startCrawl(proxied.url, { ...spoofed, "x-forwarded-host": "evil.example/path" })
+      expect(invalid).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/x\/v2\/crawl\//)
+    } finally {
+      await proxied.close()
+    }
+  })
+})

@@ -22,7 +22,7 @@
 export const MAX_DEPTH = 256
 
 /** Elements kept of one page; the rest of the page is cut (the largest real pages have a few tens of thousands). */
-export const MAX_ELEMENTS = 100_000
+export const MAX_ELEMENTS = 150_000
 
 const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>/g
 

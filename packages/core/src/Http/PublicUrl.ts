@@ -7,15 +7,35 @@ import type { HttpServerRequest } from "@effect/platform"
 
 const first = (value: string | undefined): string | undefined => value?.split(",")[0]?.trim() || undefined
 
-/** `proto://host[/prefix]` without a trailing slash. */
+/** A forwarded scheme is used only when it is one a client can follow. */
+const webScheme = (value: string | undefined): string | undefined =>
+  value !== undefined && /^https?$/i.test(value) ? value.toLowerCase() : undefined
+
+/** A forwarded host is used only when it is a host (and port) and nothing more. */
+const plainHost = (value: string | undefined): string | undefined => {
+  if (value === undefined) return undefined
+  try {
+    const url = new URL(`http://${value}`)
+    return url.host === value.toLowerCase() && url.pathname === "/" ? url.host : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `proto://host[/prefix]` without a trailing slash. The host adapter decides which forwarding headers to pass on
+ * (the Express adapter only those of trusted proxies); the values are checked here either way.
+ */
 export const publicBase = (request: HttpServerRequest.HttpServerRequest): string => {
   const source = request.source instanceof Request ? new URL(request.source.url) : undefined
   const headers = request.headers
-  const proto = first(headers["x-forwarded-proto"]) ?? source?.protocol.replace(/:$/, "") ?? "http"
-  const host = first(headers["x-forwarded-host"]) ?? headers.host ?? source?.host ?? "localhost"
+  const proto = webScheme(first(headers["x-forwarded-proto"])) ?? source?.protocol.replace(/:$/, "") ?? "http"
+  const host = plainHost(first(headers["x-forwarded-host"])) ?? headers.host ?? source?.host ?? "localhost"
   return `${proto}://${host}${publicPrefix(request)}`
 }
 
-/** The mount path the API is served under (`/firecrawl`), or "" at the root. */
-export const publicPrefix = (request: HttpServerRequest.HttpServerRequest): string =>
-  (first(request.headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")
+/** The mount path the API is served under (`/firecrawl`), or "" at the root; only plain path segments count. */
+export const publicPrefix = (request: HttpServerRequest.HttpServerRequest): string => {
+  const prefix = (first(request.headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")
+  return /^(\/[A-Za-z0-9._~-]+)*$/.test(prefix) ? prefix : ""
+}
