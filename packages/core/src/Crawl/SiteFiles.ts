@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { decodeBody } from "../Content/Charset.js"
 import { Fetcher } from "../Engines/Fetcher.js"
 import { MAX_ROBOTS_CHARS, type RobotsRules, robotsFromFetch, robotsUrlFor } from "./Robots.js"
-import { MAX_SITEMAPS_PER_CRAWL, parseSitemap, sitemapCandidates } from "./Sitemap.js"
+import { MAX_SITEMAPS_PER_CRAWL, readSitemap, sitemapCandidates } from "./Sitemap.js"
 
 export interface SiteFileOptions {
   /** Budget of one file's fetch. */
@@ -43,10 +43,14 @@ export interface SitemapOptions extends SiteFileOptions {
   readonly limit: number
 }
 
+/** Sitemap fetches tried per crawl or map, refused ones included: a robots.txt listing thousands stays cheap. */
+export const MAX_SITEMAP_ATTEMPTS = 100
+
 /**
  * Page URLs listed by the site's sitemaps: the robots.txt `Sitemap:` lines, `/sitemap.xml` and `/sitemap_index.xml`,
  * sitemap indexes followed, at most `MAX_SITEMAPS_PER_CRAWL` sitemaps read. A sitemap that is missing, broken or
- * too large is skipped.
+ * too large is skipped; one the URL guard refuses is not read and does not count against that budget (at most
+ * `MAX_SITEMAP_ATTEMPTS` are tried in all). Each is read streaming and only as far as `limit` needs.
  */
 export const sitemapUrls = Effect.fn("SiteFiles.sitemapUrls")(function* (
   seed: string,
@@ -54,26 +58,31 @@ export const sitemapUrls = Effect.fn("SiteFiles.sitemapUrls")(function* (
   options: SitemapOptions,
 ) {
   const pending = sitemapCandidates(new URL(seed), robots.sitemaps)
-  const visited = new Set<string>()
+  const tried = new Set<string>()
   const urls = new Set<string>()
-  while (pending.length > 0 && visited.size < MAX_SITEMAPS_PER_CRAWL && urls.size < options.limit) {
+  let read = 0
+  while (pending.length > 0 && read < MAX_SITEMAPS_PER_CRAWL && tried.size < MAX_SITEMAP_ATTEMPTS) {
+    if (urls.size >= options.limit) break
     const sitemapUrl = pending.shift() as string
-    if (visited.has(sitemapUrl)) continue
-    visited.add(sitemapUrl)
-    const parsed = yield* fetchFile(sitemapUrl, options).pipe(
-      Effect.flatMap((page) =>
-        page.status >= 200 && page.status < 300
-          ? Effect.try(() => parseSitemap(page.body, page.contentType))
-          : Effect.succeed(undefined),
-      ),
-      Effect.orElseSucceed(() => undefined),
-    )
+    if (tried.has(sitemapUrl)) continue
+    tried.add(sitemapUrl)
+    const fetched = yield* Effect.either(fetchFile(sitemapUrl, options))
+    if (fetched._tag === "Left") {
+      if (fetched.left.reason !== "BlockedAddress") read++
+      continue
+    }
+    read++
+    const page = fetched.right
+    if (page.status < 200 || page.status >= 300) continue
+    const parsed = yield* Effect.tryPromise(() =>
+      readSitemap(page.body, page.contentType, options.limit - urls.size),
+    ).pipe(Effect.orElseSucceed(() => undefined))
     if (parsed === undefined) continue
     for (const entry of parsed.urls) {
       if (urls.size >= options.limit) break
       urls.add(entry.loc)
     }
-    pending.push(...parsed.sitemaps.filter((next) => !visited.has(next)))
+    pending.push(...parsed.sitemaps.filter((next) => !tried.has(next)))
   }
   return [...urls]
 })

@@ -6,7 +6,8 @@
  * matter. A `<loc>` counts only as the direct child of `<url>` or `<sitemap>`, which keeps `<image:loc>` and the like
  * out.
  */
-import { gunzipSync } from "node:zlib"
+import { Readable } from "node:stream"
+import { createGunzip } from "node:zlib"
 import { Data } from "effect"
 import { Parser } from "htmlparser2"
 
@@ -15,6 +16,9 @@ export const MAX_SITEMAPS_PER_CRAWL = 25
 
 /** The protocol caps a sitemap at 50 MB uncompressed; a gzip that inflates past this is refused, not buffered. */
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
+
+/** The protocol caps a sitemap at 50 000 URLs; more are not read. */
+export const MAX_URLS_PER_SITEMAP = 50_000
 
 export interface SitemapEntry {
   readonly loc: string
@@ -54,38 +58,43 @@ const webUrl = (text: string, base?: string): URL | undefined => {
 
 const isGzip = (bytes: Uint8Array): boolean => bytes[0] === 0x1f && bytes[1] === 0x8b
 
-/** Inflates with a hard output cap: zlib stops at the cap instead of producing the whole bomb. */
-const gunzipCapped = (bytes: Uint8Array): Uint8Array => {
-  try {
-    return gunzipSync(bytes, { maxOutputLength: MAX_SITEMAP_BYTES })
-  } catch (error) {
-    if (error instanceof RangeError)
-      throw new SitemapError({ reason: "TooLarge", message: `Sitemap inflates past ${MAX_SITEMAP_BYTES} bytes` })
-    throw new SitemapError({ reason: "BadGzip", message: `Sitemap is not valid gzip: ${String(error)}` })
-  }
-}
-
 /** `<a:Loc>` and `<loc>` are the same element to us. */
 const localName = (name: string): string => name.slice(name.indexOf(":") + 1).toLowerCase()
 
 const SUB_SITEMAP = /\.xml(?:\.gz)?$/i
 
-const parseXml = (text: string): ParsedSitemap => {
+/** Slices of work between which the event loop runs: one sitemap never holds the thread for long. */
+const SLICE_BYTES = 64 * 1024
+
+/** A text stream's reader: fed decoded text slice by slice, it collects entries until it has `maxUrls`. */
+interface SitemapReader {
+  readonly write: (text: string) => void
+  readonly end: () => void
+}
+
+const collector = (maxUrls: number) => {
   const urls = new Map<string, SitemapEntry>()
   const sitemaps = new Set<string>()
+  return {
+    urls,
+    sitemaps,
+    full: () => urls.size >= maxUrls,
+    add: (kind: "url" | "sitemap", url: URL | undefined, modified: string | undefined) => {
+      if (url === undefined) return
+      // Firecrawl reads `.xml` / `.xml.gz` entries of a urlset as nested sitemaps (`process_sitemap`).
+      if (kind === "sitemap" || SUB_SITEMAP.test(url.pathname)) sitemaps.add(url.href)
+      else if (urls.size < maxUrls && !urls.has(url.href))
+        urls.set(url.href, modified === undefined ? { loc: url.href } : { loc: url.href, lastmod: modified })
+    },
+  }
+}
+type Collector = ReturnType<typeof collector>
+
+const xmlReader = (found: Collector): SitemapReader => {
   const stack: string[] = []
   let loc: string | undefined
   let lastmod: string | undefined
   let buffer = ""
-
-  const entry = (kind: "url" | "sitemap", url: URL | undefined, modified: string | undefined) => {
-    if (url === undefined) return
-    // Firecrawl reads `.xml` / `.xml.gz` entries of a urlset as nested sitemaps (`process_sitemap`).
-    if (kind === "sitemap" || SUB_SITEMAP.test(url.pathname)) sitemaps.add(url.href)
-    else if (!urls.has(url.href))
-      urls.set(url.href, modified === undefined ? { loc: url.href } : { loc: url.href, lastmod: modified })
-  }
-
   const parser = new Parser(
     {
       onopentag: (name) => {
@@ -98,45 +107,107 @@ const parseXml = (text: string): ParsedSitemap => {
         } else if ((local === "loc" || local === "lastmod") && (parent === "url" || parent === "sitemap")) buffer = ""
       },
       ontext: (text) => {
-        buffer += text
+        // Only a loc's or lastmod's text is kept; the text between entries would grow without bound otherwise.
+        if (buffer.length < 4096) buffer += text
       },
       onclosetag: () => {
         const local = stack.pop()
         const parent = stack[stack.length - 1]
         if (local === "loc" && (parent === "url" || parent === "sitemap")) loc = buffer.trim()
         else if (local === "lastmod" && parent === "url") lastmod = buffer.trim() || undefined
-        else if ((local === "url" || local === "sitemap") && loc !== undefined) entry(local, webUrl(loc), lastmod)
+        else if ((local === "url" || local === "sitemap") && loc !== undefined) found.add(local, webUrl(loc), lastmod)
         buffer = ""
       },
     },
     { xmlMode: true, decodeEntities: true },
   )
-  parser.end(text)
-  return { urls: [...urls.values()], sitemaps: [...sitemaps] }
+  return { write: (text) => parser.write(text), end: () => parser.end() }
 }
 
-const parseText = (text: string): ParsedSitemap => {
-  const urls = new Map<string, SitemapEntry>()
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    const url = line.trim() === "" ? undefined : webUrl(line)?.href
-    if (url !== undefined && !urls.has(url)) urls.set(url, { loc: url })
+/** No URL is longer; a longer line is skipped as it streams by instead of growing without bound. */
+const MAX_LINE = 8192
+
+const textReader = (found: Collector): SitemapReader => {
+  let carry = ""
+  let skipping = false
+  const line = (text: string) => {
+    if (text.trim() !== "") found.add("url", webUrl(text), undefined)
   }
-  return { urls: [...urls.values()], sitemaps: [] }
+  return {
+    write: (text) => {
+      const lines = (carry + text).split(/\r\n|\r|\n/)
+      carry = lines.pop() ?? ""
+      if (skipping && lines.length > 0) {
+        lines.shift()
+        skipping = false
+      }
+      for (const each of lines) line(each)
+      if (carry.length > MAX_LINE) {
+        carry = ""
+        skipping = true
+      }
+    },
+    end: () => {
+      if (!skipping) line(carry)
+    },
+  }
+}
+
+/** The body in slices: inflated by zlib's stream (off this thread) when it is gzip, else cut into slices. */
+async function* slices(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  if (!isGzip(bytes)) {
+    for (let offset = 0; offset < bytes.byteLength; offset += SLICE_BYTES) {
+      yield bytes.subarray(offset, offset + SLICE_BYTES)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return
+  }
+  const inflater = Readable.from([bytes]).pipe(createGunzip({ chunkSize: SLICE_BYTES }))
+  try {
+    for await (const chunk of inflater as AsyncIterable<Buffer>) yield chunk
+  } catch (error) {
+    throw new SitemapError({ reason: "BadGzip", message: `Sitemap is not valid gzip: ${String(error)}` })
+  } finally {
+    inflater.destroy()
+  }
 }
 
 /**
- * Reads one sitemap body. Gzip is recognised by its magic bytes (whatever the URL or header says, since servers both
- * send `.gz` files pre-inflated and gzip under an XML type); XML by a leading `<` or an XML content type; anything
- * else is the text form. Invalid and non-http(s) URLs are dropped.
+ * Reads one sitemap body, streaming: gzip is recognised by its magic bytes (whatever the URL or header says, since
+ * servers both send `.gz` files pre-inflated and gzip under an XML type) and inflated as it is read; XML by a leading
+ * `<` or an XML content type; anything else is the text form. Invalid and non-http(s) URLs are dropped. Reading stops
+ * once `maxUrls` page URLs (at most `MAX_URLS_PER_SITEMAP`) are known, so a huge sitemap costs only what is used.
  *
  * @throws SitemapError when the body (inflated) exceeds `MAX_SITEMAP_BYTES` or is broken gzip.
  */
-export const parseSitemap = (bytes: Uint8Array, contentType?: string): ParsedSitemap => {
-  const body = isGzip(bytes) ? gunzipCapped(bytes) : bytes
-  if (body.byteLength > MAX_SITEMAP_BYTES)
-    throw new SitemapError({ reason: "TooLarge", message: `Sitemap is larger than ${MAX_SITEMAP_BYTES} bytes` })
+export const readSitemap = async (
+  bytes: Uint8Array,
+  contentType?: string,
+  maxUrls: number = MAX_URLS_PER_SITEMAP,
+): Promise<ParsedSitemap> => {
+  const found = collector(Math.min(maxUrls, MAX_URLS_PER_SITEMAP))
   // The protocol requires UTF-8; the decoder drops a BOM and replaces bad bytes instead of failing.
-  const text = new TextDecoder("utf-8").decode(body)
-  const looksXml = text.trimStart().startsWith("<") || /xml/i.test(contentType ?? "")
-  return looksXml ? parseXml(text) : parseText(text)
+  const decoder = new TextDecoder("utf-8")
+  let reader: SitemapReader | undefined
+  let size = 0
+  for await (const slice of slices(bytes)) {
+    size += slice.byteLength
+    if (size > MAX_SITEMAP_BYTES)
+      throw new SitemapError({ reason: "TooLarge", message: `Sitemap is larger than ${MAX_SITEMAP_BYTES} bytes` })
+    const text = decoder.decode(slice, { stream: true })
+    if (reader === undefined) {
+      if (text.trim() === "") continue
+      const looksXml = text.trimStart().startsWith("<") || /xml/i.test(contentType ?? "")
+      reader = looksXml ? xmlReader(found) : textReader(found)
+    }
+    reader.write(text)
+    if (found.full()) break
+  }
+  if (!found.full()) {
+    const rest = decoder.decode()
+    if (reader === undefined && rest.trim() !== "") reader = textReader(found)
+    reader?.write(rest)
+    reader?.end()
+  }
+  return { urls: [...found.urls.values()], sitemaps: [...found.sitemaps] }
 }

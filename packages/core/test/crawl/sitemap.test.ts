@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import {
   MAX_SITEMAP_BYTES,
   MAX_SITEMAPS_PER_CRAWL,
-  parseSitemap,
+  readSitemap,
   SitemapError,
   sitemapCandidates,
 } from "../../src/Crawl/Sitemap.js"
@@ -13,18 +13,15 @@ const utf8 = (text: string) => new TextEncoder().encode(text)
 const urlset = (body: string) =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">${body}</urlset>`
 
-const thrown = (run: () => unknown): unknown => {
-  try {
-    run()
-  } catch (error) {
-    return error
-  }
-  return undefined
-}
+const thrown = (run: () => Promise<unknown>): Promise<unknown> =>
+  run().then(
+    () => undefined,
+    (error: unknown) => error,
+  )
 
 describe("parseSitemap: urlset", () => {
-  it("reads loc and lastmod, decoding entities and trimming whitespace", () => {
-    const parsed = parseSitemap(
+  it("reads loc and lastmod, decoding entities and trimming whitespace", async () => {
+    const parsed = await readSitemap(
       utf8(
         urlset(`
   <url>
@@ -46,8 +43,8 @@ describe("parseSitemap: urlset", () => {
     expect(parsed.sitemaps).toEqual([])
   })
 
-  it("drops invalid, relative and non-web URLs, duplicates, and locs that are not a url's own", () => {
-    const parsed = parseSitemap(
+  it("drops invalid, relative and non-web URLs, duplicates, and locs that are not a url's own", async () => {
+    const parsed = await readSitemap(
       utf8(
         urlset(`
   <url><loc>not a url</loc></url>
@@ -63,8 +60,8 @@ describe("parseSitemap: urlset", () => {
     expect(parsed.urls).toEqual([{ loc: "https://example.com/kept" }])
   })
 
-  it("reads .xml and .xml.gz entries of a urlset as nested sitemaps, as Firecrawl does", () => {
-    const parsed = parseSitemap(
+  it("reads .xml and .xml.gz entries of a urlset as nested sitemaps, as Firecrawl does", async () => {
+    const parsed = await readSitemap(
       utf8(
         urlset(
           "<url><loc>https://example.com/more.xml</loc></url><url><loc>https://example.com/more2.XML.gz</loc></url><url><loc>https://example.com/page</loc></url>",
@@ -75,8 +72,8 @@ describe("parseSitemap: urlset", () => {
     expect(parsed.urls).toEqual([{ loc: "https://example.com/page" }])
   })
 
-  it("ignores prefixes and letter case of element names", () => {
-    const parsed = parseSitemap(
+  it("ignores prefixes and letter case of element names", async () => {
+    const parsed = await readSitemap(
       utf8(
         '<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>https://example.com/p</sm:loc></sm:url><URL><LOC>https://example.com/q</LOC></URL></sm:urlset>',
       ),
@@ -84,8 +81,8 @@ describe("parseSitemap: urlset", () => {
     expect(parsed.urls.map((entry) => entry.loc)).toEqual(["https://example.com/p", "https://example.com/q"])
   })
 
-  it("keeps what it read before broken markup", () => {
-    const parsed = parseSitemap(
+  it("keeps what it read before broken markup", async () => {
+    const parsed = await readSitemap(
       utf8(
         "<urlset><url><loc>https://example.com/1</loc></url><url><loc>https://example.com/2</loc></url><url><loc>http",
       ),
@@ -93,11 +90,11 @@ describe("parseSitemap: urlset", () => {
     expect(parsed.urls.map((entry) => entry.loc)).toEqual(["https://example.com/1", "https://example.com/2"])
   })
 
-  it("does not expand DTD entities", () => {
+  it("does not expand DTD entities", async () => {
     const laughs = Array.from({ length: 10 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`).join("")
     const xml = `<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY l0 "lol">${laughs}]><urlset><url><loc>https://example.com/&l10;</loc></url><url><loc>https://example.com/ok</loc></url></urlset>`
     const started = performance.now()
-    const parsed = parseSitemap(utf8(xml))
+    const parsed = await readSitemap(utf8(xml))
     expect(performance.now() - started).toBeLessThan(1000)
     expect(parsed.urls.map((entry) => entry.loc)).toContain("https://example.com/ok")
     expect(parsed.urls.every((entry) => entry.loc.length < 100)).toBe(true)
@@ -105,8 +102,8 @@ describe("parseSitemap: urlset", () => {
 })
 
 describe("parseSitemap: sitemapindex", () => {
-  it("lists the nested sitemaps", () => {
-    const parsed = parseSitemap(
+  it("lists the nested sitemaps", async () => {
+    const parsed = await readSitemap(
       utf8(`<?xml version="1.0" encoding="UTF-8"?>
 <sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
   <sitemap><loc>https://example.com/sitemap-posts.xml</loc><lastmod>2024-01-01</lastmod></sitemap>
@@ -125,37 +122,41 @@ describe("parseSitemap: sitemapindex", () => {
 describe("parseSitemap: gzip", () => {
   const xml = urlset("<url><loc>https://example.com/zipped</loc></url>")
 
-  it("inflates by magic bytes, whatever the content type says", () => {
+  it("inflates by magic bytes, whatever the content type says", async () => {
     for (const contentType of [undefined, "application/x-gzip", "text/plain", "application/xml"])
-      expect(parseSitemap(gzipSync(utf8(xml)), contentType).urls).toEqual([{ loc: "https://example.com/zipped" }])
+      expect((await readSitemap(gzipSync(utf8(xml)), contentType)).urls).toEqual([
+        { loc: "https://example.com/zipped" },
+      ])
   })
 
-  it("reads a gzipped plain-text sitemap", () => {
-    expect(parseSitemap(gzipSync(utf8("https://example.com/t\n"))).urls).toEqual([{ loc: "https://example.com/t" }])
+  it("reads a gzipped plain-text sitemap", async () => {
+    expect((await readSitemap(gzipSync(utf8("https://example.com/t\n")))).urls).toEqual([
+      { loc: "https://example.com/t" },
+    ])
   })
 
-  it("refuses a gzip bomb without inflating it whole", () => {
+  it("refuses a gzip bomb without inflating it whole", async () => {
     const bomb = gzipSync(new Uint8Array(MAX_SITEMAP_BYTES + 10 * 1024 * 1024), { level: 9 })
     expect(bomb.byteLength).toBeLessThan(200 * 1024)
     const started = performance.now()
-    const error = thrown(() => parseSitemap(bomb))
+    const error = await thrown(() => readSitemap(bomb))
     const elapsed = performance.now() - started
     expect(error).toBeInstanceOf(SitemapError)
     expect((error as SitemapError).reason).toBe("TooLarge")
     expect(elapsed).toBeLessThan(5000)
   })
 
-  it("reports broken gzip", () => {
+  it("reports broken gzip", async () => {
     const broken = gzipSync(utf8(xml)).slice(0, 20)
-    const error = thrown(() => parseSitemap(broken))
+    const error = await thrown(() => readSitemap(broken))
     expect(error).toBeInstanceOf(SitemapError)
     expect((error as SitemapError).reason).toBe("BadGzip")
   })
 })
 
 describe("parseSitemap: plain text", () => {
-  it("reads one URL per line, skipping blanks and junk", () => {
-    const parsed = parseSitemap(
+  it("reads one URL per line, skipping blanks and junk", async () => {
+    const parsed = await readSitemap(
       utf8(
         "https://example.com/a\r\n\r\n  https://example.com/b  \nnot a url\nmailto:x@example.com\nhttps://example.com/a\n",
       ),
@@ -165,18 +166,18 @@ describe("parseSitemap: plain text", () => {
     expect(parsed.sitemaps).toEqual([])
   })
 
-  it("drops a byte-order mark", () => {
-    expect(parseSitemap(utf8("\uFEFFhttps://example.com/a")).urls).toEqual([{ loc: "https://example.com/a" }])
+  it("drops a byte-order mark", async () => {
+    expect((await readSitemap(utf8("\uFEFFhttps://example.com/a"))).urls).toEqual([{ loc: "https://example.com/a" }])
   })
 
-  it("refuses a body over the cap", () => {
-    const error = thrown(() => parseSitemap(new Uint8Array(MAX_SITEMAP_BYTES + 1).fill(0x20)))
+  it("refuses a body over the cap", async () => {
+    const error = await thrown(() => readSitemap(new Uint8Array(MAX_SITEMAP_BYTES + 1).fill(0x20)))
     expect((error as SitemapError).reason).toBe("TooLarge")
   })
 })
 
 describe("parseSitemap: size", () => {
-  it("reads a 50 000-URL sitemap quickly", () => {
+  it("reads a 50 000-URL sitemap quickly", async () => {
     const entries = Array.from(
       { length: 50_000 },
       (_, i) =>
@@ -184,7 +185,7 @@ describe("parseSitemap: size", () => {
     )
     const bytes = utf8(urlset(entries.join("\n")))
     const started = performance.now()
-    const parsed = parseSitemap(bytes)
+    const parsed = await readSitemap(bytes)
     const elapsed = performance.now() - started
     expect(parsed.urls).toHaveLength(50_000)
     expect(parsed.urls[49_999]).toEqual({
@@ -196,7 +197,7 @@ describe("parseSitemap: size", () => {
 
     const zipped = gzipSync(bytes)
     const zippedStarted = performance.now()
-    expect(parseSitemap(zipped).urls).toHaveLength(50_000)
+    expect((await readSitemap(zipped)).urls).toHaveLength(50_000)
     console.info(
       `same, gzipped (${(zipped.byteLength / 1e6).toFixed(1)} MB): ${(performance.now() - zippedStarted).toFixed(0)} ms`,
     )
@@ -204,7 +205,7 @@ describe("parseSitemap: size", () => {
 })
 
 describe("sitemapCandidates", () => {
-  it("puts robots.txt sitemaps first, then the conventional locations, without duplicates", () => {
+  it("puts robots.txt sitemaps first, then the conventional locations, without duplicates", async () => {
     expect(
       sitemapCandidates(new URL("https://example.com/blog/post?x=1"), [
         "https://example.com/custom-sitemap.xml",
@@ -218,14 +219,14 @@ describe("sitemapCandidates", () => {
     ])
   })
 
-  it("uses the origin's locations when robots.txt names none", () => {
+  it("uses the origin's locations when robots.txt names none", async () => {
     expect(sitemapCandidates(new URL("http://127.0.0.1:8080/x"), [])).toEqual([
       "http://127.0.0.1:8080/sitemap.xml",
       "http://127.0.0.1:8080/sitemap_index.xml",
     ])
   })
 
-  it("has Firecrawl's limit of 25 sitemaps per crawl", () => {
+  it("has Firecrawl's limit of 25 sitemaps per crawl", async () => {
     expect(MAX_SITEMAPS_PER_CRAWL).toBe(25)
   })
 })
