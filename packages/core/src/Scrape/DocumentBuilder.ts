@@ -146,11 +146,10 @@ class ThreadPool {
       slot.pending.clear()
       current?.reject(error)
       const index = this.#slots.indexOf(slot)
-      if (this.#closed || index < 0) return void queued.forEach((pending) => pending.reject(error))
-      const fresh = this.#spawn()
-      this.#slots[index] = fresh
+      const fresh = this.#closed || index < 0 ? undefined : this.#spawn()
+      if (fresh !== undefined) this.#slots[index] = fresh
       for (const pending of queued)
-        if (pending.moved) pending.reject(error)
+        if (fresh === undefined || pending.moved) pending.reject(error)
         else this.#send(fresh, { ...pending, moved: true })
     }
     slot.worker.on("error", (error) =>
