@@ -4,9 +4,9 @@
  * (`RunJob.ts`). The clients themselves (`JobClientLayers.ts`) load with the first command that needs one.
  */
 import type { Document, JobStatus } from "@webdata/core"
-import { Context, Effect, Layer } from "effect"
+import { Context, type Effect } from "effect"
 import type { CliFailure } from "./CliFailure.js"
-import { type Connection, layerFor } from "./Connection.js"
+import { type Connection, withClient } from "./Connection.js"
 
 export type JobKind = "crawl" | "batch"
 
@@ -61,13 +61,4 @@ export class JobClient extends Context.Tag("@webdata/adapter-cli/JobClient")<Job
 export const withJobClient = <A, E, R>(
   args: Connection,
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E, Exclude<R, JobClient>> =>
-  Effect.provide(
-    effect,
-    Layer.unwrapEffect(
-      Effect.map(
-        Effect.promise(() => import("./JobClientLayers.js")),
-        (clients) => layerFor(args, clients.layerLocal, clients.layerRemote),
-      ),
-    ),
-  )
+): Effect.Effect<A, E, Exclude<R, JobClient>> => withClient(args, () => import("./JobClientLayers.js"), effect)

@@ -1,7 +1,7 @@
 /** The options that choose where work runs: in process (default) or on a server (`--api-url`). */
 import { Options } from "@effect/cli"
-import { Config, Effect, Layer } from "effect"
-import { type Connection, layerFor } from "../Connection.js"
+import { Config, type Effect } from "effect"
+import { type Connection, withClient } from "../Connection.js"
 import type { Scraper } from "../Scraper.js"
 
 export const connection = {
@@ -22,13 +22,4 @@ export const connection = {
 export const withScraper = <A, E, R>(
   args: Connection,
   effect: Effect.Effect<A, E, R>,
-): Effect.Effect<A, E, Exclude<R, Scraper>> =>
-  Effect.provide(
-    effect,
-    Layer.unwrapEffect(
-      Effect.map(
-        Effect.promise(() => import("../ScraperLayers.js")),
-        (scrapers) => layerFor(args, scrapers.layerLocal, scrapers.layerRemote),
-      ),
-    ),
-  )
+): Effect.Effect<A, E, Exclude<R, Scraper>> => withClient(args, () => import("../ScraperLayers.js"), effect)

@@ -11,18 +11,9 @@ import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler } from "../../src/Http/WebHandler.js"
 import { JobStore, MemoryJobStore } from "../../src/Jobs/index.js"
 import * as UrlGuard from "../../src/Net/UrlGuard.js"
-import { Webdata, WebdataError } from "../../src/Webdata.js"
+import { Webdata } from "../../src/Webdata.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
-
-const failure = async (promise: Promise<unknown>): Promise<WebdataError> => {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof WebdataError) return error
-    throw error
-  }
-  throw new Error("expected a WebdataError")
-}
+import { failure } from "../support/webdataFailure.js"
 
 let site: FixtureSite
 let worker: Webdata

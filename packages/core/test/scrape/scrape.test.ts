@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Webdata, WebdataError } from "../../src/Webdata.js"
+import { Webdata } from "../../src/Webdata.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
+import { failure } from "../support/webdataFailure.js"
 
 let site: FixtureSite
 let webdata: Webdata
@@ -12,16 +13,6 @@ afterAll(async () => {
   await webdata.close()
   await site.close()
 })
-
-const failure = async (promise: Promise<unknown>): Promise<WebdataError> => {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof WebdataError) return error
-    throw error
-  }
-  throw new Error("expected the scrape to fail")
-}
 
 describe("scrape over HTTP", () => {
   it("returns the article as markdown without navigation, sidebar, cookie banner or footer", async () => {
