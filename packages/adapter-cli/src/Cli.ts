@@ -1,7 +1,11 @@
-/** The `webdata` command line: its commands and how failures end the process. */
+/**
+ * The `webdata` command line: its commands and how failures end the process. The CLI imports modules of
+ * `@effect/platform` and `@effect/platform-node` by their own paths: the packages' indexes load every module (the HTTP
+ * server, cluster, RPC, SQL), which made up a third of start-up.
+ */
 import { createRequire } from "node:module"
 import { Command, HelpDoc, ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Context, Effect, Exit, Option } from "effect"
 import { CliFailure } from "./CliFailure.js"
 import { batchCommand } from "./commands/batch.js"

@@ -4,8 +4,9 @@
  * The local engine keeps its jobs in memory unless `WEBDATA_STORE` names a store: then jobs go to that store, and
  * with `WEBDATA_WORKER=0` a separate `webdata worker` runs them while this process follows.
  */
-import { FetchHttpClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { storeLayerConfig } from "@webdata/adapter-express"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
   BatchScrape,
   BatchScrapeRequest,
@@ -18,16 +19,21 @@ import {
   JobControl,
   type JobStatus,
   Map as MapModule,
-} from "@webdata/core"
+} from "@webdata/core/engine"
 import { MemoryJobStore } from "@webdata/core/jobs"
 import { Config, Effect, Layer, Option } from "effect"
 import { CliFailure } from "./CliFailure.js"
 import { JobClient, type JobClientShape, type JobKind, type MapLink } from "./JobClient.js"
 import { fail } from "./ScraperLayers.js"
 
+/** The store's driver (with the server package that names it) loads only when `WEBDATA_STORE` asks for one. */
 const localEngine = Layer.unwrapEffect(
-  Effect.map(Config.option(Config.string("WEBDATA_STORE")), (store) =>
-    Engine.layerConfig(Option.isSome(store) ? storeLayerConfig : MemoryJobStore.layer()),
+  Effect.flatMap(Config.option(Config.string("WEBDATA_STORE")), (store) =>
+    Option.isSome(store)
+      ? Effect.promise(() => import("@webdata/adapter-express")).pipe(
+          Effect.map(({ storeLayerConfig }) => Engine.layerConfig(storeLayerConfig)),
+        )
+      : Effect.succeed(Engine.layerConfig(MemoryJobStore.layer())),
   ),
 ).pipe(Layer.orDie)
 

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path"
 import { Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type { Document } from "@webdata/core"
 import { Console, Effect, Option } from "effect"
 import { CliFailure } from "./CliFailure.js"

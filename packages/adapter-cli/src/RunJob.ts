@@ -2,7 +2,7 @@
  * Running a crawl or batch scrape from the CLI: start it, follow its status page by page (pages are printed as they
  * are recorded, with the progress line on a terminal), cancel it on Ctrl-C, and report failed pages at the end.
  */
-import type { FileSystem } from "@effect/platform"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { Console, Duration, Effect } from "effect"
 import { CliFailure } from "./CliFailure.js"
 import { JobClient, type JobClientShape, type JobKind, type JobPage } from "./JobClient.js"

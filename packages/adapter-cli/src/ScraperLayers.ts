@@ -1,5 +1,8 @@
 /** The scrapers of the CLI: the engine in this process, or a server's `POST /v2/scrape` (`--api-url`). */
-import { FetchHttpClient, HttpClient, HttpClientError, HttpClientRequest } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
   Decode,
   type Document,

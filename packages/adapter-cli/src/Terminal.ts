@@ -7,11 +7,11 @@ import { Console, Effect } from "effect"
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what it removes
 const ANSI = /\u001b\[[0-9;]*m/g
 
-/** Whether `stream` may get colour codes. */
-const colours = (stream: NodeJS.WriteStream): boolean =>
+/** Whether `stream` may get colour codes: a terminal, unless `NO_COLOR` is set (https://no-color.org) or TERM=dumb. */
+export const colours = (stream: Pick<NodeJS.WriteStream, "isTTY">): boolean =>
   stream.isTTY === true && (process.env.NO_COLOR ?? "") === "" && process.env.TERM !== "dumb"
 
-const plain = (args: ReadonlyArray<unknown>, stream: NodeJS.WriteStream): Array<unknown> =>
+const plain = (args: ReadonlyArray<unknown>, stream: Pick<NodeJS.WriteStream, "isTTY">): Array<unknown> =>
   colours(stream) ? [...args] : args.map((arg) => (typeof arg === "string" ? arg.replace(ANSI, "") : arg))
 
 /** The first line of a help document's text, without colour codes. */

@@ -1,33 +1,12 @@
-import { execFile } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import type { RunningServer } from "@webdata/adapter-express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ApiWithSite, startApiWithSite } from "../../adapter-express/test/support/apiWithSite.js"
 import type { FixtureSite } from "../../core/test/support/fixtureSite.js"
-
-const bin = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
-
-interface Result {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the real `webdata` binary (from its TypeScript source) as a child process. */
-const webdata = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Result> =>
-  new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "--conditions=source", bin, ...args],
-      { env: { ...process.env, WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? ((error.code as number | undefined) ?? 1) : 0, stdout, stderr }),
-    )
-  })
+import { runWebdata as webdata } from "./support/binary.js"
 
 let site: FixtureSite
 let api: RunningServer

@@ -60,6 +60,10 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
     const listening = app.listen(options.port ?? 3002, host, (error?: Error) =>
       error ? reject(error) : resolve(listening),
     )
+  }).catch(async (error: unknown) => {
+    // The engine (and its worker) already runs: stopped, so that a process that cannot listen can exit.
+    await dispose()
+    throw error
   })
   attachClientErrorEnvelope(server)
   const watcher = attachCrawlWatcher(server, { watchJob })

@@ -18,8 +18,8 @@ const tooLarge = (res: ExpressResponse) =>
   res.status(413).json({ success: false, code: "PAYLOAD_TOO_LARGE", error: "Request body is too large" })
 
 /**
- * A method a web `Request` cannot carry and Node still hands to Express (`CONNECT` and `TRACK` never get this far):
- * no route of the API takes it.
+ * A method a web `Request` cannot carry and Node still hands to Express (`CONNECT` and `TRACK` never get this far:
+ * `attachClientErrorEnvelope` answers them): no route of the API takes it.
  */
 const FORBIDDEN_METHODS = new Set(["TRACE"])
 

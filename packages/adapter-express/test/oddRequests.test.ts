@@ -1,12 +1,15 @@
 /**
- * Requests that never reach the API's routes — methods a web Request cannot carry, a malformed Host header, headers
- * over Node's limit — answer the error envelope, never an empty body, an HTML page or a stack trace.
+ * Requests that never reach the API's routes — methods a web Request cannot carry or Node's parser does not know,
+ * CONNECT, a malformed Host header, headers over Node's limit — answer the error envelope, never an empty body, an
+ * HTML page or a stack trace.
  */
-import { request as httpRequest } from "node:http"
+import { createServer, request as httpRequest, type Server } from "node:http"
 import { connect } from "node:net"
+import type { Duplex } from "node:stream"
 import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningServer, serve } from "../src/index.js"
+import { listenOnLoopback } from "../../core/test/support/loopback.js"
+import { attachClientErrorEnvelope, type RunningServer, serve } from "../src/index.js"
 
 let api: RunningServer
 let port: number
@@ -17,9 +20,9 @@ beforeAll(async () => {
 afterAll(() => api.close())
 
 /** Sends raw bytes and reads the whole answer (the server closes or the answer is complete). */
-const raw = (payload: string): Promise<string> =>
+const raw = (payload: string, to = port): Promise<string> =>
   new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => socket.end(payload))
+    const socket = connect(to, "127.0.0.1", () => socket.end(payload))
     let answer = ""
     socket.on("data", (chunk) => {
       answer += chunk.toString()
@@ -63,6 +66,18 @@ describe("requests the API's routes never see", () => {
     expect(bodyOf(answer)).toMatchObject({ success: false, code: "REQUEST_HEADER_FIELDS_TOO_LARGE" })
   })
 
+  it("answers methods Node's parser does not know (TRACK) and CONNECT 405 in the envelope", async () => {
+    for (const line of ["TRACK / HTTP/1.1", "BREW /v2/scrape HTTP/1.1", "CONNECT 127.0.0.1:80 HTTP/1.1"]) {
+      const answer = await raw(`${line}\r\nHost: 127.0.0.1\r\n\r\n`)
+      expect(answer, line).toMatch(/^HTTP\/1\.1 405 /)
+      expect(bodyOf(answer)).toEqual({
+        success: false,
+        code: "METHOD_NOT_ALLOWED",
+        error: `Method ${line.split(" ")[0]} is not allowed on this API`,
+      })
+    }
+  })
+
   it("answers a request Node cannot parse 400 in the envelope", async () => {
     const answer = await raw("NOT A REQUEST\r\n\r\n")
     expect(answer).toMatch(/^HTTP\/1\.1 400 /)
@@ -72,6 +87,39 @@ describe("requests the API's routes never see", () => {
   it("keeps serving", async () => {
     expect((await fetch(`${api.url}/`)).status).toBe(200)
   })
+})
+
+describe("attachClientErrorEnvelope on a server of your own", () => {
+  const withServer = async (setUp: (server: Server) => void, run: (port: number) => Promise<void>) => {
+    const server = createServer((_req, res) => res.end("ok"))
+    setUp(server)
+    const listening = await listenOnLoopback(server)
+    try {
+      await run(Number(new URL(listening.url).port))
+    } finally {
+      await listening.close()
+    }
+  }
+
+  it("answers headers over Node's limit 431 in the envelope", () =>
+    withServer(attachClientErrorEnvelope, async (own) => {
+      const answer = await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(100_000)}\r\n\r\n`, own)
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /)
+      expect(answer).toMatch(/content-length: \d+/i)
+      expect(bodyOf(answer)).toMatchObject({ success: false, code: "REQUEST_HEADER_FIELDS_TOO_LARGE" })
+    }))
+
+  it("leaves CONNECT to the server's own listener", () =>
+    withServer(
+      (server) => {
+        attachClientErrorEnvelope(server)
+        server.on("connect", (_request, socket: Duplex) => socket.end("HTTP/1.1 200 Connection Established\r\n\r\n"))
+      },
+      async (own) => {
+        const answer = await raw("CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n", own)
+        expect(answer).toBe("HTTP/1.1 200 Connection Established\r\n\r\n")
+      },
+    ))
 })
 
 describe("forwarding headers", () => {

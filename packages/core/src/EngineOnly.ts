@@ -3,14 +3,22 @@
  * webdata and serve no API. The same classes as the package root; it only loads less (no `@effect/platform` HTTP
  * stack), which keeps a crawling process smaller.
  */
+export * as BatchScrape from "./BatchScrape.js"
+export * as Crawl from "./Crawl.js"
+export { BatchScrapeRequest } from "./Domain/BatchScrapeRequest.js"
+export { CrawlRequest } from "./Domain/CrawlRequest.js"
 export * as Decode from "./Domain/Decode.js"
 export type { Document } from "./Domain/Document.js"
+export { decodeMapRequest } from "./Domain/MapRequest.js"
 export { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 export { urlProblem, withScheme } from "./Domain/Url.js"
 export type { EngineOptions, EngineServices } from "./Engine.js"
 export * as Engine from "./Engine.js"
 export { mapError } from "./ErrorCodes.js"
 export * from "./Errors.js"
+export * as JobControl from "./Jobs/JobControl.js"
+export type { JobStatus } from "./Jobs/JobStore.js"
+export * as Map from "./Map.js"
 export * as Scrape from "./Scrape.js"
 export {
   type BatchScrapeOptions,

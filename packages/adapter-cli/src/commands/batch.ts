@@ -2,7 +2,7 @@
 
 import { text } from "node:stream/consumers"
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { Effect } from "effect"
 import { CliFailure } from "../CliFailure.js"
 import { withJobClient } from "../JobClient.js"

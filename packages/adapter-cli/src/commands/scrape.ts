@@ -1,6 +1,6 @@
 /** `webdata scrape <url>`: markdown to stdout, or the formats / whole document asked for. */
 import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import * as FileSystem from "@effect/platform/FileSystem"
 import type { Document } from "@webdata/core"
 import { Console, Effect, Option } from "effect"
 import { CliFailure } from "../CliFailure.js"

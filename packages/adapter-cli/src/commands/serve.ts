@@ -2,6 +2,7 @@
 import { Command, Options } from "@effect/cli"
 import { Config, Effect } from "effect"
 import { CliFailure } from "../CliFailure.js"
+import { waitForSignal } from "../Signals.js"
 
 const options = {
   port: Options.integer("port").pipe(
@@ -27,7 +28,10 @@ export const serveCommand = Command.make("serve", options, ({ port, host }) =>
     (running) => Effect.promise(running.close),
   ).pipe(
     Effect.tap((running) => Effect.log(`webdata API listening on ${running.url}`)),
-    Effect.zipRight(Effect.never),
+    // Node's default would end the process at once; this way the scope closes the server first (open requests
+    // finish, watchers close, the engine stops), as `npm start` does.
+    Effect.zipRight(waitForSignal(["SIGINT", "SIGTERM"])),
+    Effect.tap((signal) => Effect.log(`webdata API stopping (${signal})`)),
     Effect.scoped,
   ),
 ).pipe(Command.withDescription("Serve the Firecrawl-compatible v2 API over HTTP"))
