@@ -4,6 +4,7 @@
  * follows the policy of `robotsFromFetch`).
  */
 import { Effect } from "effect"
+import { getDomain } from "tldts"
 import { decodeBody } from "../Content/Charset.js"
 import { Fetcher } from "../Engines/Fetcher.js"
 import { MAX_ROBOTS_CHARS, type RobotsRules, robotsFromFetch, robotsUrlFor } from "./Robots.js"
@@ -46,18 +47,25 @@ export interface SitemapOptions extends SiteFileOptions {
 /** Sitemap fetches tried per crawl or map, refused ones included: a robots.txt listing thousands stays cheap. */
 export const MAX_SITEMAP_ATTEMPTS = 100
 
+/** The registrable domain (public-suffix aware), or the host name when there is none (an IP address, `localhost`). */
+const siteOf = (url: URL): string => getDomain(url.hostname, { allowPrivateDomains: true }) ?? url.hostname
+
 /**
  * Page URLs listed by the site's sitemaps: the robots.txt `Sitemap:` lines, `/sitemap.xml` and `/sitemap_index.xml`,
- * sitemap indexes followed, at most `MAX_SITEMAPS_PER_CRAWL` sitemaps read. A sitemap that is missing, broken or
- * too large is skipped; one the URL guard refuses is not read and does not count against that budget (at most
- * `MAX_SITEMAP_ATTEMPTS` are tried in all). Each is read streaming and only as far as `limit` needs.
+ * sitemap indexes followed, at most `MAX_SITEMAPS_PER_CRAWL` sitemaps read. A sitemap that is missing or broken is
+ * skipped; one past `MAX_SITEMAP_BYTES` gives the URLs read up to there. Only sitemaps fetched count against that
+ * budget: not one the URL guard refuses (at most `MAX_SITEMAP_ATTEMPTS` are tried in all), nor an index entry on
+ * another site than the index's or the seed's, which is not read (the protocol allows such entries only in
+ * robots.txt). Each is read streaming and only as far as `limit` needs.
  */
 export const sitemapUrls = Effect.fn("SiteFiles.sitemapUrls")(function* (
   seed: string,
   robots: RobotsRules,
   options: SitemapOptions,
 ) {
-  const pending = sitemapCandidates(new URL(seed), robots.sitemaps)
+  const seedUrl = new URL(seed)
+  const seedSite = siteOf(seedUrl)
+  const pending = sitemapCandidates(seedUrl, robots.sitemaps)
   const tried = new Set<string>()
   const urls = new Set<string>()
   let read = 0
@@ -82,7 +90,8 @@ export const sitemapUrls = Effect.fn("SiteFiles.sitemapUrls")(function* (
       if (urls.size >= options.limit) break
       urls.add(entry.loc)
     }
-    pending.push(...parsed.sitemaps.filter((next) => !tried.has(next)))
+    const sites = new Set([seedSite, siteOf(new URL(page.url))])
+    pending.push(...parsed.sitemaps.filter((next) => !tried.has(next) && sites.has(siteOf(new URL(next)))))
   }
   return [...urls]
 })

@@ -6,7 +6,7 @@
  * matter. A `<loc>` counts only as the direct child of `<url>` or `<sitemap>`, which keeps `<image:loc>` and the like
  * out.
  */
-import { Readable } from "node:stream"
+import { setImmediate as nextTurn } from "node:timers/promises"
 import { createGunzip } from "node:zlib"
 import { Data } from "effect"
 import { Parser } from "htmlparser2"
@@ -14,10 +14,13 @@ import { Parser } from "htmlparser2"
 /** Firecrawl stops after 25 sitemaps per crawl (`SITEMAP_LIMIT`). */
 export const MAX_SITEMAPS_PER_CRAWL = 25
 
-/** The protocol caps a sitemap at 50 MB uncompressed; a gzip that inflates past this is refused, not buffered. */
+/**
+ * The protocol caps a sitemap at 50 MB uncompressed: reading stops there (a gzip is inflated no further), keeping the
+ * entries read before.
+ */
 export const MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 
-/** The protocol caps a sitemap at 50 000 URLs; more are not read. */
+/** The protocol caps a sitemap at 50 000 URLs (an index at 50 000 sitemaps); reading stops there. */
 export const MAX_URLS_PER_SITEMAP = 50_000
 
 export interface SitemapEntry {
@@ -30,10 +33,12 @@ export interface ParsedSitemap {
   readonly urls: ReadonlyArray<SitemapEntry>
   /** Further sitemaps to read: the entries of a `<sitemapindex>`, and `.xml` / `.xml.gz` entries of a `<urlset>`. */
   readonly sitemaps: ReadonlyArray<string>
+  /** The body went past `MAX_SITEMAP_BYTES`: the entries are those read up to there. */
+  readonly truncated: boolean
 }
 
 export class SitemapError extends Data.TaggedError("SitemapError")<{
-  readonly reason: "TooLarge" | "BadGzip"
+  readonly reason: "BadGzip"
   readonly message: string
 }> {}
 
@@ -66,24 +71,26 @@ const SUB_SITEMAP = /\.xml(?:\.gz)?$/i
 /** Slices of work between which the event loop runs: one sitemap never holds the thread for long. */
 const SLICE_BYTES = 64 * 1024
 
-/** A text stream's reader: fed decoded text slice by slice, it collects entries until it has `maxUrls`. */
+/** A text stream's reader: fed decoded text slice by slice, it hands entries to a collector. */
 interface SitemapReader {
   readonly write: (text: string) => void
   readonly end: () => void
 }
 
+/** The entries of one sitemap, up to `maxUrls` page URLs and `MAX_URLS_PER_SITEMAP` entries of both kinds. */
 const collector = (maxUrls: number) => {
   const urls = new Map<string, SitemapEntry>()
   const sitemaps = new Set<string>()
+  const full = () => urls.size >= maxUrls || urls.size + sitemaps.size >= MAX_URLS_PER_SITEMAP
   return {
     urls,
     sitemaps,
-    full: () => urls.size >= maxUrls,
+    full,
     add: (kind: "url" | "sitemap", url: URL | undefined, modified: string | undefined) => {
-      if (url === undefined) return
+      if (url === undefined || full()) return
       // Firecrawl reads `.xml` / `.xml.gz` entries of a urlset as nested sitemaps (`process_sitemap`).
       if (kind === "sitemap" || SUB_SITEMAP.test(url.pathname)) sitemaps.add(url.href)
-      else if (urls.size < maxUrls && !urls.has(url.href))
+      else if (!urls.has(url.href))
         urls.set(url.href, modified === undefined ? { loc: url.href } : { loc: url.href, lastmod: modified })
     },
   }
@@ -153,16 +160,16 @@ const textReader = (found: Collector): SitemapReader => {
   }
 }
 
-/** The body in slices: inflated by zlib's stream (off this thread) when it is gzip, else cut into slices. */
+/** The body in slices: inflated by zlib's stream (on libuv's threadpool) when it is gzip, else cut into slices. */
 async function* slices(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   if (!isGzip(bytes)) {
-    for (let offset = 0; offset < bytes.byteLength; offset += SLICE_BYTES) {
+    for (let offset = 0; offset < bytes.byteLength; offset += SLICE_BYTES)
       yield bytes.subarray(offset, offset + SLICE_BYTES)
-      await new Promise((resolve) => setImmediate(resolve))
-    }
     return
   }
-  const inflater = Readable.from([bytes]).pipe(createGunzip({ chunkSize: SLICE_BYTES }))
+  // Inflated only as fast as it is read: leaving the loop early leaves the rest compressed.
+  const inflater = createGunzip({ chunkSize: SLICE_BYTES })
+  inflater.end(bytes)
   try {
     for await (const chunk of inflater as AsyncIterable<Buffer>) yield chunk
   } catch (error) {
@@ -175,10 +182,12 @@ async function* slices(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 /**
  * Reads one sitemap body, streaming: gzip is recognised by its magic bytes (whatever the URL or header says, since
  * servers both send `.gz` files pre-inflated and gzip under an XML type) and inflated as it is read; XML by a leading
- * `<` or an XML content type; anything else is the text form. Invalid and non-http(s) URLs are dropped. Reading stops
- * once `maxUrls` page URLs (at most `MAX_URLS_PER_SITEMAP`) are known, so a huge sitemap costs only what is used.
+ * `<` or an XML content type; anything else is the text form. Invalid and non-http(s) URLs are dropped. The event
+ * loop runs between slices of `SLICE_BYTES`. Reading stops once `maxUrls` page URLs are known, after
+ * `MAX_URLS_PER_SITEMAP` entries, or at `MAX_SITEMAP_BYTES` (then `truncated`), so a huge sitemap costs only what is
+ * used and never more than the protocol's limits.
  *
- * @throws SitemapError when the body (inflated) exceeds `MAX_SITEMAP_BYTES` or is broken gzip.
+ * @throws SitemapError when the body is broken gzip.
  */
 export const readSitemap = async (
   bytes: Uint8Array,
@@ -190,24 +199,27 @@ export const readSitemap = async (
   const decoder = new TextDecoder("utf-8")
   let reader: SitemapReader | undefined
   let size = 0
+  let truncated = false
   for await (const slice of slices(bytes)) {
     size += slice.byteLength
-    if (size > MAX_SITEMAP_BYTES)
-      throw new SitemapError({ reason: "TooLarge", message: `Sitemap is larger than ${MAX_SITEMAP_BYTES} bytes` })
+    if (size > MAX_SITEMAP_BYTES) {
+      truncated = true
+      break
+    }
     const text = decoder.decode(slice, { stream: true })
-    if (reader === undefined) {
-      if (text.trim() === "") continue
+    if (reader === undefined && text.trim() !== "") {
       const looksXml = text.trimStart().startsWith("<") || /xml/i.test(contentType ?? "")
       reader = looksXml ? xmlReader(found) : textReader(found)
     }
-    reader.write(text)
+    reader?.write(text)
     if (found.full()) break
+    await nextTurn()
   }
-  if (!found.full()) {
+  if (!found.full() && !truncated) {
     const rest = decoder.decode()
     if (reader === undefined && rest.trim() !== "") reader = textReader(found)
     reader?.write(rest)
     reader?.end()
   }
-  return { urls: [...found.urls.values()], sitemaps: [...found.sitemaps] }
+  return { urls: [...found.urls.values()], sitemaps: [...found.sitemaps], truncated }
 }
