@@ -4,7 +4,9 @@
  * turndown`, in the same run, on public corpora with a gold main text (see corpora.ts for how to get them).
  *
  * Run: `npm run content -w @webdata/bench`. Environment: CORPUS (comma-separated, default "article,readability"),
- * RUNS (throughput rounds, default 5), DETAILS (print the N pages where webdata trails the naive pipeline most),
+ * RUNS (throughput rounds, default 5; 0 measures quality only), DETAILS (print the N pages where webdata trails the
+ * naive pipeline most), WORST (print the N pages with webdata's lowest rendered F1, with the words it has that the
+ * gold lacks: a guide for main-content tuning),
  * BASELINE (path of another build's `Content/ExtractHtml.ts`, e.g. a commit's sources unpacked with `git archive`
  * next to a `node_modules` link: adds it as the pipeline "baseline", to compare changes within one run).
  */
@@ -13,10 +15,11 @@ import { extractHtml } from "@webdata/core/content"
 import { parseHTML } from "linkedom"
 import TurndownService from "turndown"
 import { type Corpus, loadCorpora, type Page } from "./corpora.js"
-import { type PageQuality, pageF1, pageQuality, summarize } from "./quality.js"
+import { type Counts, type PageQuality, pageF1, pageQuality, precision, recall, summarize } from "./quality.js"
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const DETAILS = Number(process.env.DETAILS ?? 0)
+const WORST = Number(process.env.WORST ?? 0)
 
 type Extract = typeof extractHtml
 const options = (page: Page): Parameters<Extract>[1] => ({
@@ -62,6 +65,22 @@ const throughput = (corpus: Corpus): Record<string, Array<number>> => {
   return runs
 }
 
+/** webdata's pages with the lowest rendered F1, and the start of the words it shows that the gold does not have. */
+const worst = (corpus: Corpus, quality: ReadonlyArray<PageQuality>) => {
+  const pages = corpus.pages.map((page, i) => ({ page, quality: quality[i] as PageQuality }))
+  pages.sort((a, b) => pageF1(a.quality.rendered) - pageF1(b.quality.rendered))
+  console.log(`webdata's ${Math.min(WORST, pages.length)} pages with the lowest rendered F1:`)
+  for (const { page, quality } of pages.slice(0, WORST)) {
+    const { rendered } = quality
+    console.log(
+      `  ${page.name.padEnd(40)} rendered F1 ${fixed(pageF1(rendered))} (P ${fixed(precision(rendered))} R ` +
+        `${fixed(recall(rendered))}; tp ${rendered.tp} fp ${rendered.fp} fn ${rendered.fn}) ${page.url}`,
+    )
+    const extra = quality.renderedExtra()
+    if (extra.length > 0) console.log(`    not in gold: ${extra.join(" ").slice(0, 300)}`)
+  }
+}
+
 const report = (corpus: Corpus) => {
   const megabytes = corpus.pages.reduce((total, page) => total + Buffer.byteLength(page.source), 0) / 1024 / 1024
   console.log(`\n## ${corpus.name}: ${corpus.pages.length} pages, ${fixed(megabytes, 2)} MB, ${RUNS} runs`)
@@ -69,16 +88,27 @@ const report = (corpus: Corpus) => {
   for (const [name, run] of Object.entries(pipelines))
     quality[name] = corpus.pages.map((page) => pageQuality(page.gold, run(page)))
   const speeds = RUNS > 0 ? throughput(corpus) : {}
+  const measure = (label: string, counts: ReadonlyArray<Counts>) => {
+    const summary = summarize(counts)
+    return `${label} F1 ${fixed(summary.f1)} (P ${fixed(summary.precision)} R ${fixed(summary.recall)})`
+  }
   for (const name of Object.keys(pipelines)) {
     const pages = quality[name] ?? []
-    const token = summarize(pages.map((q) => q.token))
-    const shingle = summarize(pages.map((q) => q.shingle))
     const runs = speeds[name] ?? []
-    console.log(
-      `${name.padEnd(8)} ${fixed(median(runs), 2)} MB/s (runs ${runs.map((t) => fixed(t, 2)).join(" ")}) | token F1 ` +
-        `${fixed(token.f1)} (P ${fixed(token.precision)} R ${fixed(token.recall)}) | shingle F1 ${fixed(shingle.f1)} ` +
-        `(P ${fixed(shingle.precision)} R ${fixed(shingle.recall)})`,
+    const speed = RUNS > 0 ? `${fixed(median(runs), 2)} MB/s (runs ${runs.map((t) => fixed(t, 2)).join(" ")})` : "-"
+    const token = measure(
+      "token",
+      pages.map((q) => q.token),
     )
+    const rendered = measure(
+      "rendered",
+      pages.map((q) => q.rendered),
+    )
+    const shingle = measure(
+      "shingle",
+      pages.map((q) => q.shingle),
+    )
+    console.log(`${name.padEnd(8)} ${speed} | ${token} | ${rendered} | ${shingle}`)
   }
   if (DETAILS > 0) {
     const gaps = corpus.pages.map((page, i) => ({
@@ -93,6 +123,7 @@ const report = (corpus: Corpus) => {
           `${ours.token.fn}) naive ${fixed(pageF1(theirs.token))} (tp ${theirs.token.tp} fp ${theirs.token.fp} fn ${theirs.token.fn})`,
       )
   }
+  if (WORST > 0) worst(corpus, quality.webdata ?? [])
 }
 
 for (const corpus of loadCorpora(process.env.CORPUS ?? "article,readability")) report(corpus)

@@ -31,7 +31,7 @@ export const absolutizeUrls = (root: Element, base: string): ReadonlyArray<Eleme
 }
 
 /** Firecrawl's placeholder for an inline image in markdown. */
-const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
+export const BASE64_PLACEHOLDER = "<Base64-Image-Removed>"
 
 /** Points inline `data:` images at the placeholder (alt text stays), so markdown is not flooded with base64. */
 export const replaceBase64Images = (images: ReadonlyArray<Element>): void => {

@@ -6,7 +6,7 @@ import { absolutizeUrls, pruneEmptyElements, replaceBase64Images } from "./Clean
 import { baseUrl, type Element, elementsByTag, innerHtml, isTag, type Page, parsePage } from "./Dom.js"
 import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
 import { extractMainContent } from "./MainContent.js"
-import { toMarkdown } from "./Markdown.js"
+import { toMarkdown } from "./Markdown/ToMarkdown.js"
 import { extractMetadata, METADATA_TAGS } from "./Metadata.js"
 import { pageStats } from "./PageStats.js"
 import { keepMatching, removeMatching } from "./Selectors.js"

@@ -11,7 +11,7 @@
  *    long paragraphs: a landing page, an index) keeps everything except its page chrome, and when even that is
  *    empty the whole page is returned.
  */
-import { append, classOf, type Element, newElement, remove } from "./Dom.js"
+import { append, attr, classOf, type Element, newElement, remove } from "./Dom.js"
 import { bylineLimit, classWeight, type Hints, hintsOf, isNegative } from "./Hints.js"
 import { INLINE, linkDensity, type PageStats } from "./PageStats.js"
 
@@ -129,10 +129,19 @@ class Page {
   }
 }
 
+/** A form field, except a task list's checkbox (`<li><input type="checkbox">`), which markdown writes as `[x]`. */
+const isFormField = (stats: PageStats, index: number): boolean =>
+  NOT_CONTENT.has(stats.tags[index]!) &&
+  !(
+    stats.tags[index] === "input" &&
+    stats.tags[stats.parents[index]!] === "li" &&
+    attr(stats.elements[index]!, "type")?.toLowerCase() === "checkbox"
+  )
+
 /** Boilerplate by tag, role or name: excluded from scoring (with `unlikely`) and pruned (with `prune`). */
 const isUnlikely = (page: Page, index: number): boolean => {
   const tag = page.stats.tags[index]!
-  if (NOT_CONTENT.has(tag)) return true
+  if (isFormField(page.stats, index)) return true
   if (tag === "body" || tag === "article" || tag === "main" || tag === "a") return false
   const hints = page.hints(index)
   return hints.chrome || isNegative(hints)
@@ -324,7 +333,7 @@ interface Kept {
 const shouldRemove = (page: Page, index: number, flags: Flags, part: number, kept: Kept): boolean => {
   const { stats } = page
   const tag = stats.tags[index]!
-  if (NOT_CONTENT.has(tag)) return true
+  if (isFormField(stats, index)) return true
   const hints = flags.weights ? page.hints(index) : undefined
   if (hints?.chrome) return true
   const weight = hints === undefined ? 0 : classWeight(hints)
@@ -399,7 +408,7 @@ const dechrome = (page: Page): Array<number> => {
     const hints = page.hints(i)
     const density = linkDensity(stats, i)
     const chrome =
-      NOT_CONTENT.has(tag) ||
+      isFormField(stats, i) ||
       hints.chrome ||
       (isNegative(hints) && (density > 0.3 || stats.text[i]! < 200)) ||
       (tag === "header" && density > 0.4) ||

@@ -49,7 +49,7 @@ const NOT_NESTING = new Set(
 const NOISY =
   /\s(?:on[a-z]|data-|aria-|tabindex|target|jsaction|jsname|jscontroller|jsmodel|sizes|loading|decoding|_ng|ng-|v-)/i
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]*))?/g
-/** `data-*` and `aria-*` attributes that are read downstream: lazy images, code languages, visibility. */
+/** `data-*` and `aria-*` attributes that are read downstream: lazy images, code languages, visibility, icon labels. */
 const KEPT_DATA = new Set([
   "data-src",
   "data-srcset",
@@ -58,6 +58,7 @@ const KEPT_DATA = new Set([
   "data-lang",
   "data-language",
   "aria-hidden",
+  "aria-label",
 ])
 
 const isNoisy = (name: string): boolean => {

@@ -14,7 +14,8 @@ const FENCE_LANGUAGES: ReadonlyArray<readonly [RegExp, string]> = [
 export const fence = (text: string, language: string) => {
   const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (match) => match[0].length))
   const marker = "`".repeat(longest + 1)
-  return `${marker}${language}\n${text.replace(/\n+$/, "")}\n${marker}`
+  // One line end before the closing fence is the fence's own; blank lines the code ends with are kept.
+  return `${marker}${language}\n${text.replace(/\r?\n$/, "")}\n${marker}`
 }
 
 export const textToMarkdown = (text: string, contentType: string | undefined): string => {

@@ -107,12 +107,12 @@ describe("markdown", () => {
     )
   })
 
-  it("collapses whitespace around emphasis, drops empty emphasis and links, and escapes markdown syntax", () => {
+  it("collapses whitespace around emphasis, drops empty emphasis, keeps an empty link's target, and escapes markdown syntax", () => {
     const html = `<body><p>a <em> spaced </em>b<strong></strong> c <a href="/e"></a><b>&nbsp;</b>d</p>
       <p># not a heading, a_b *c* [d]</p><p>- not a list</p><p>line<br>break</p>
       <p><code>a\`b</code> and <a href="/x(1)" title='say "hi"'>link</a></p></body>`
     expect(markdown(html, { onlyMainContent: false })).toBe(
-      "a *spaced* b c \u00a0d\n\n\\# not a heading, a\\_b \\*c\\* \\[d\\]\n\n\\- not a list\n\nline\nbreak\n\n" +
+      "a *spaced* b c [](https://site.example/e)\u00a0d\n\n\\# not a heading, a\\_b \\*c\\* \\[d\\]\n\n\\- not a list\n\nline  \nbreak\n\n" +
         '``a`b`` and [link](https://site.example/x\\(1\\) "say \\"hi\\"")',
     )
   })
@@ -224,11 +224,11 @@ describe("prefilter", () => {
     expect(prefilter("<p>x</p><script>never closed")).toBe("<p>x</p>")
   })
 
-  it("drops handler, data and aria attributes except those read later, and layout whitespace outside <pre>", async () => {
+  it("drops handler, data and aria attributes except those read later (aria-label names icon links), and layout whitespace outside <pre>", async () => {
     const { prefilter } = await import("../../src/Content/Prefilter.js")
     const html = `<div onclick="go()" data-track="1" aria-label="x" class="c">\n  <img data-src="/a.jpg" alt="a" />\n  <pre>\n  x\n</pre>  <span>a</span> <span>b</span></div>`
     expect(prefilter(html)).toBe(
-      `<div class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
+      `<div aria-label="x" class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
     )
     expect(prefilter(html, { keepAttributes: true })).toBe(
       `<div onclick="go()" data-track="1" aria-label="x" class="c"><img data-src="/a.jpg" alt="a" /><pre>\n  x\n</pre><span>a</span> <span>b</span></div>`,
