@@ -8,7 +8,9 @@
  * naive pipeline most), WORST (print the N pages with webdata's lowest rendered F1, with the words it has that the
  * gold lacks: a guide for main-content tuning),
  * BASELINE (path of another build's `Content/ExtractHtml.ts`, e.g. a commit's sources unpacked with `git archive`
- * next to a `node_modules` link: adds it as the pipeline "baseline", to compare changes within one run).
+ * next to a `node_modules` link: adds it as the pipeline "baseline", to compare changes within one run), VIA=scrape
+ * (adds the pipeline "scrape": each page served over loopback HTTP and scraped through the engine, as `/v2/scrape`
+ * returns it; use with RUNS=0).
  */
 import { Readability } from "@mozilla/readability"
 import { extractHtml } from "@webdata/core/content"
@@ -16,6 +18,7 @@ import { parseHTML } from "linkedom"
 import TurndownService from "turndown"
 import { type Corpus, loadCorpora, type Page } from "./corpora.js"
 import { type Counts, type PageQuality, pageF1, pageQuality, precision, recall, summarize } from "./quality.js"
+import { scrapeAll } from "./viaScrape.js"
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const DETAILS = Number(process.env.DETAILS ?? 0)
@@ -126,4 +129,11 @@ const report = (corpus: Corpus) => {
   if (WORST > 0) worst(corpus, quality.webdata ?? [])
 }
 
-for (const corpus of loadCorpora(process.env.CORPUS ?? "article,readability")) report(corpus)
+for (const corpus of loadCorpora(process.env.CORPUS ?? "article,readability")) {
+  if (process.env.VIA === "scrape") {
+    // Quality only: served over loopback HTTP and scraped through the engine, as `/v2/scrape` returns it.
+    const scraped = await scrapeAll(corpus.pages)
+    pipelines.scrape = (page) => scraped.get(page) ?? ""
+  }
+  report(corpus)
+}

@@ -10,7 +10,12 @@ import { toMarkdown } from "./Markdown/ToMarkdown.js"
 import { extractMetadata, METADATA_TAGS } from "./Metadata.js"
 import { pageStats } from "./PageStats.js"
 import { keepMatching, removeMatching } from "./Selectors.js"
+import { removeTitleHeading } from "./TitleHeading.js"
 
+const first = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value)
+
+export { parsePage } from "./Dom.js"
+export { toMarkdown } from "./Markdown/ToMarkdown.js"
 export { InvalidSelectorError } from "./Selectors.js"
 
 /** Page metadata: the named Firecrawl fields plus every `<meta name|property|itemprop>` under its raw key. */
@@ -81,6 +86,7 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   const stats = pageStats(body)
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
   const content = options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(stats).root : body
+  if (content !== body) removeTitleHeading(content, first(metadata.title))
   const contentImages = absolutizeUrls(content, base)
   let cleanedHtml: string | undefined
   if (options.formats.html) {

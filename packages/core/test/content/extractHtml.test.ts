@@ -62,6 +62,20 @@ describe("main content", () => {
     expect(result).toContain("[Products](https://site.example/x)")
   })
 
+  it("leaves out the article's headline when it repeats the page title (it is metadata.title), not other headings", () => {
+    const article = (heading: string) =>
+      `<html><head><title>Drying study shows results - Example News</title></head><body><nav><a href="/">Home</a></nav>
+      <article>${heading}<p>${sentence("drying", 1)}</p><p>${sentence("drying", 2)}</p><p>${sentence("drying", 3)}</p>
+      <h2>Method</h2><p>${sentence("drying", 4)}</p></article></body></html>`
+    const withHeadline = markdown(article("<h1>Drying study shows results</h1>"))
+    expect(withHeadline).not.toContain("Drying study shows results")
+    expect(withHeadline).toContain("## Method")
+    expect(markdown(article("<h1>A different headline altogether</h1>"))).toContain("# A different headline altogether")
+    expect(markdown(article("<h1>Drying study shows results</h1>"), { onlyMainContent: false })).toContain(
+      "# Drying study shows results",
+    )
+  })
+
   it("keeps everything with onlyMainContent false", () => {
     const html = `<html><body><nav><a href="/a">Home page link</a></nav><article><p>${sentence("a", 1)}</p></article><footer>Footer words</footer></body></html>`
     const result = markdown(html, { onlyMainContent: false })

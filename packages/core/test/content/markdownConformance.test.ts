@@ -193,7 +193,11 @@ describe("lists", () => {
 
 describe("the rest", () => {
   check([
-    ["superscript", "<p>10<sup>6</sup> and x<sup>n+1</sup></p>", "<p>10^6 and x^(n+1)</p>"],
+    [
+      "superscript",
+      "<p>10<sup>6</sup>, x<sup>n+1</sup>, 2<sup>nd</sup> ed.<sup>[1]</sup> and x<sup>n + 1</sup></p>",
+      "<p>10^6, x^n+1, 2^nd ed.^[1] and x^(n + 1)</p>",
+    ],
     ["subscript", "<p>H<sub>2</sub>O</p>", "<p>H_2O</p>"],
     ["a footnote reference", `<p>claim<sup><a href="#fn1">1</a></sup></p>`, `<p>claim^<a href="#fn1">1</a></p>`],
     [

@@ -45,8 +45,12 @@ export class Paragraph {
   private content = false
   /** Emphasis or links are in it: whitespace is moved out of them. */
   private delimited = false
+  /** Emphasis is in it: its delimiters are checked. */
+  private emphasis = false
   private readonly open: Array<OpenEmphasis> = []
   private ids = 0
+  /** Whitespace after the last piece, not placed yet: it joins the next text, or becomes a space piece. */
+  private gap = ""
 
   get hasContent(): boolean {
     return this.content
@@ -54,6 +58,14 @@ export class Paragraph {
 
   /** Escaped text; `text` holds no whitespace at either end. */
   text(text: string): void {
+    // Text after text (with plain whitespace between) is one piece: most of a paragraph is.
+    const last = this.pieces.at(-1)
+    if (last?.kind === "text") {
+      last.text += this.gap === "" ? text : gapOf(this.gap).text + text
+      this.gap = ""
+      return
+    }
+    this.placeGap()
     this.beginContent()
     this.pieces.push({ kind: "text", text })
   }
@@ -62,16 +74,24 @@ export class Paragraph {
   markup(text: string): void {
     // Two code spans in a row would read as one run of backticks.
     const last = this.pieces.at(-1)
-    if (text.startsWith("`") && last?.kind === "text" && last.text.endsWith("`")) this.space(" ")
+    if (text.startsWith("`") && this.gap === "" && last?.kind === "text" && last.text.endsWith("`")) this.space(" ")
     this.text(text)
   }
 
   space(text: string): void {
-    this.pieces.push({ kind: "space", text })
+    this.gap += text
+  }
+
+  /** Pending whitespace becomes a piece, before a piece that is not text. */
+  private placeGap(): void {
+    if (this.gap === "") return
+    this.pieces.push(gapOf(this.gap))
+    this.gap = ""
   }
 
   /** A hard line break; false when the paragraph already ends in one (two in a row end the paragraph instead). */
   lineBreak(): boolean {
+    this.placeGap()
     for (let i = this.pieces.length - 1; i >= 0; i--) {
       const piece = this.pieces[i]!
       if (piece.kind === "break") return false
@@ -84,11 +104,13 @@ export class Paragraph {
   /** Opens emphasis with `mark`; undefined (nothing to close) inside emphasis of the same mark. */
   openEmphasis(mark: string): number | undefined {
     if (this.open.some((entry) => entry.mark === mark)) return undefined
+    this.placeGap()
     this.beginContent()
     const id = this.ids++
     this.open.push({ mark, id, inParagraph: true })
     this.pieces.push({ kind: "open", text: mark, id })
     this.delimited = true
+    this.emphasis = true
     return id
   }
 
@@ -96,11 +118,13 @@ export class Paragraph {
     const at = this.open.findIndex((entry) => entry.id === id)
     if (at < 0) return
     const [entry] = this.open.splice(at, 1)
+    this.placeGap()
     if (entry!.inParagraph) this.pieces.push({ kind: "close", text: entry!.mark, id: entry!.id })
   }
 
   /** Where a link starts: its `[` goes in, and a `!` right before it is escaped (it would make an image). */
   linkStart(): number {
+    this.placeGap()
     const last = this.pieces.at(-1)
     if (last?.kind === "text" && last.text.endsWith("!") && !last.text.endsWith("\\!"))
       last.text = `${last.text.slice(0, -1)}\\!`
@@ -111,29 +135,52 @@ export class Paragraph {
     return start
   }
 
-  /** Ends the link started at `start`; a link without content is replaced by `empty` (which may be ""). */
-  linkEnd(start: number, closing: string, empty: string): void {
-    const hasContent = this.pieces.slice(start + 1).some((piece) => piece.kind === "text")
-    if (hasContent) return void this.pieces.push({ kind: "linkClose", text: closing })
+  /** Ends the link started at `start`; a link without content is replaced by what `empty` gives (maybe ""). */
+  linkEnd(start: number, closing: string, empty: () => string): void {
+    let hasContent = false
+    let spaced = false
+    for (let i = start + 1; i < this.pieces.length; i++) {
+      const kind = this.pieces[i]!.kind
+      if (kind === "text") hasContent = true
+      else if (kind === "space" || kind === "break") spaced = true
+    }
+    if (hasContent) {
+      this.placeGap()
+      this.pieces.push({ kind: "linkClose", text: closing })
+      return
+    }
+    // The link goes, the whitespace in it stays between the words around it.
     this.pieces.length = start
-    if (empty !== "") this.markup(empty)
+    if (spaced) this.space(" ")
+    const replacement = empty()
+    if (replacement !== "") this.markup(replacement)
   }
 
   /** The paragraph's markdown ("" when it has no content); emphasis still open is closed and opened again later. */
   take(): string {
+    if (!this.content) {
+      // Most block boundaries end no paragraph at all (a `<div>` in a `<div>`): nothing to write or allocate.
+      this.gap = ""
+      if (this.pieces.length > 0) this.pieces = []
+      for (const entry of this.open) entry.inParagraph = false
+      this.delimited = false
+      this.emphasis = false
+      return ""
+    }
+    this.placeGap()
     for (let i = this.open.length - 1; i >= 0; i--) {
       const entry = this.open[i]!
       if (entry.inParagraph) this.pieces.push({ kind: "close", text: entry.mark, id: entry.id })
       entry.inParagraph = false
     }
     const pieces = this.pieces
-    const content = this.content
     const delimited = this.delimited
+    const emphasis = this.emphasis
     this.pieces = []
     this.content = false
     this.delimited = false
-    if (!content) return ""
-    let settled = delimited ? settleDelimiters(pieces) : pieces
+    this.emphasis = false
+    let settled = emphasis ? settleEmphasis(pieces) : delimited ? moveSpacesOut(pieces) : pieces
     settled = tidySpaces(settled)
     let line = ""
     const lines: Array<string> = []
@@ -155,6 +202,7 @@ export class Paragraph {
       entry.inParagraph = true
       this.pieces.push({ kind: "open", text: entry.mark, id: entry.id })
       this.delimited = true
+      this.emphasis = true
     }
   }
 }
@@ -196,7 +244,7 @@ const tidySpaces = (pieces: ReadonlyArray<Piece>): Array<Piece> => {
  * CommonMark's flanking rules with its neighbours; emphasis that would not render is dropped, until all that is left
  * renders.
  */
-const settleDelimiters = (input: ReadonlyArray<Piece>): Array<Piece> => {
+const settleEmphasis = (input: ReadonlyArray<Piece>): Array<Piece> => {
   // A delimiter whose partner is not in this paragraph would show as it is.
   const opened = new Set<number>()
   const closed = new Set<number>()
@@ -213,16 +261,16 @@ const settleDelimiters = (input: ReadonlyArray<Piece>): Array<Piece> => {
   return pieces.filter((piece) => !isDelimiter(piece))
 }
 
+const blank = (piece: Piece) => piece.kind === "space" || piece.kind === "break"
+
 /** Spaces and breaks after an opener or before a closer go outside it; empty and touching emphasis goes. */
-const moveSpacesOut = (input: Array<Piece>): Array<Piece> => {
-  const pieces = input
+const moveSpacesOut = (pieces: Array<Piece>): Array<Piece> => {
   let changed = true
   while (changed) {
     changed = false
     for (let i = 0; i + 1 < pieces.length; i++) {
       const here = pieces[i]!
       const next = pieces[i + 1]!
-      const blank = (piece: Piece) => piece.kind === "space" || piece.kind === "break"
       const opens = here.kind === "open" || here.kind === "linkOpen"
       const closes = next.kind === "close" || next.kind === "linkClose"
       if ((opens && blank(next)) || (blank(here) && closes)) {

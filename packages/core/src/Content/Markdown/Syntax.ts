@@ -5,11 +5,12 @@
  */
 
 /** Characters read as syntax anywhere in a line; `<` only before what could be a tag, `&` only before a reference. */
-const INLINE = /[\\`*_[\]]|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|~(?=~)|(?<=~)~/
-const INLINE_ALL = new RegExp(INLINE.source, "g")
+const INLINE = /[\\`*_[\]]|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|~(?=~)|(?<=~)~/g
+/** The characters `INLINE` may match: one class, cheap to test on text that has none (most text). */
+const MAY_NEED_ESCAPE = /[\\`*_[\]<&~]/
 
 /** Text with every character a renderer would read as markup (emphasis, code, links, HTML, references) escaped. */
-export const escapeInline = (text: string): string => (INLINE.test(text) ? text.replace(INLINE_ALL, "\\$&") : text)
+export const escapeInline = (text: string): string => (MAY_NEED_ESCAPE.test(text) ? text.replace(INLINE, "\\$&") : text)
 
 /**
  * Block syntax at the start of a line: ATX headings, bullets, quotes, ordered-list markers (`1.` and `1)`), setext

@@ -135,11 +135,11 @@ const element = (node: Element, writer: Writer) => {
   if (isBlock) writer.block()
 }
 
-/** `10<sup>6</sup>` as `10^6`, `H<sub>2</sub>O` as `H_2O`; more than a word goes in parentheses. */
+/** `10<sup>6</sup>` as `10^6`, `H<sub>2</sub>O` as `H_2O`; more than one word goes in parentheses. */
 const script = (node: Element, writer: Writer, marker: string) => {
   const text = collapse(codeText(node)).trim()
   if (text === "") return
-  const word = /^[\p{L}\p{N}]+$/u.test(text)
+  const word = !/\s/.test(text)
   writer.markup(word ? marker : `${marker}(`)
   children(node, writer)
   if (!word) writer.markup(")")
@@ -222,17 +222,14 @@ const link = (node: Element, writer: Writer) => {
   if (href === undefined || href === "" || writer.inline > 0) return children(node, writer)
   if (href.startsWith("#") && SKIP_LINK.test(codeText(node))) return
   const linkTitle = collapse(attr(node, "title") ?? "").trim()
-  const label = collapse(attr(node, "aria-label") ?? "").trim() || linkTitle
-  // A link with no text (an icon) keeps its target, named by its label when it has one; an empty in-page link goes.
-  const empty =
-    label !== ""
-      ? `[${escapeInline(label)}](${destination(href)})`
-      : href.startsWith("#")
-        ? ""
-        : `[](${destination(href)})`
   const start = writer.linkStart()
   children(node, writer)
-  writer.linkEnd(start, `](${destination(href)}${title(linkTitle)})`, empty)
+  writer.linkEnd(start, `](${destination(href)}${title(linkTitle)})`, () => {
+    // A link with no text (an icon) keeps its target, named by its label when it has one; an empty in-page link goes.
+    const label = collapse(attr(node, "aria-label") ?? "").trim() || linkTitle
+    if (label !== "") return `[${escapeInline(label)}](${destination(href)})`
+    return href.startsWith("#") ? "" : `[](${destination(href)})`
+  })
 }
 
 /** Inline code in a fence of backticks longer than any run inside it. */

@@ -69,7 +69,7 @@ export class Writer {
     return this.paragraph.linkStart()
   }
 
-  linkEnd(start: number, closing: string, empty: string): void {
+  linkEnd(start: number, closing: string, empty: () => string): void {
     this.inline--
     this.paragraph.linkEnd(start, closing, empty)
   }
