@@ -81,6 +81,8 @@ export interface PageQuality {
   readonly token: Counts
   readonly shingle: Counts
   readonly rendered: Counts
+  /** The benchmark's shingle measure on the rendered words: what `/v2/scrape` users see, as the benchmark scores it. */
+  readonly renderedShingle: Counts
   /** The rendered words that the gold does not have (the false positives of `rendered`), in order. */
   readonly renderedExtra: () => Array<string>
 }
@@ -93,6 +95,7 @@ export const pageQuality = (gold: string, markdown: string): PageQuality => {
     token: match(goldWords, words),
     shingle: match(shingles(goldWords), shingles(words)),
     rendered: match(goldWords, rendered),
+    renderedShingle: match(shingles(goldWords), shingles(rendered)),
     renderedExtra: () => falsePositives(goldWords, rendered),
   }
 }

@@ -111,7 +111,11 @@ const report = (corpus: Corpus) => {
       "shingle",
       pages.map((q) => q.shingle),
     )
-    console.log(`${name.padEnd(8)} ${speed} | ${token} | ${rendered} | ${shingle}`)
+    const renderedShingle = measure(
+      "rendered shingle",
+      pages.map((q) => q.renderedShingle),
+    )
+    console.log(`${name.padEnd(8)} ${speed} | ${token} | ${rendered} | ${shingle} | ${renderedShingle}`)
   }
   if (DETAILS > 0) {
     const gaps = corpus.pages.map((page, i) => ({

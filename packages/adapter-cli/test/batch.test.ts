@@ -37,7 +37,7 @@ describe("webdata batch", () => {
       `==> ${fixtures.site.url}/docs/intro <==`,
       `==> ${fixtures.site.url}/docs/setup.html <==`,
     ])
-    expect(result.stdout).toContain("# Setup")
+    expect(result.stdout).toContain("This is the Setup page")
   })
 
   it("prints JSON lines, or writes files with -o", async () => {
@@ -52,7 +52,7 @@ describe("webdata batch", () => {
     const files = await webdata(["batch", list, "-o", out])
     expect(files.code).toBe(0)
     expect(readdirSync(out).sort()).toEqual(["docs_intro.md", "docs_setup.md"])
-    expect(readFileSync(join(out, "docs_intro.md"), "utf8")).toMatch(/^# Intro\n/)
+    expect(readFileSync(join(out, "docs_intro.md"), "utf8")).toMatch(/^This is the Intro page/)
     expect(files.stderr).toMatch(/^Scraped 2 pages into .* \(0 errors\)/)
   })
 

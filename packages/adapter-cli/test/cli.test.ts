@@ -21,7 +21,7 @@ describe("webdata scrape", () => {
   it("prints the page as markdown", async () => {
     const result = await webdata(["scrape", `${site.url}/article`])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain("# Tidal Energy Explained")
+    expect(result.stdout).toContain("Tidal power captures the energy")
     expect(result.stdout).not.toContain("Subscribe to the newsletter")
   })
 
@@ -115,7 +115,7 @@ describe("webdata scrape", () => {
       WEBDATA_ALLOW_PRIVATE_ADDRESSES: "",
     })
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain("# Tidal Energy Explained")
+    expect(result.stdout).toContain("Tidal power captures the energy")
     const unauthorized = await webdata(["scrape", `${site.url}/article`, "--api-url", api.url, "--api-key", "nope"])
     expect(unauthorized.code).toBe(1)
     expect(unauthorized.stderr).toMatch(/^webdata: Unauthorized/)

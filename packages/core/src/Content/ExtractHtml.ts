@@ -2,6 +2,7 @@
  * HTML → cleaned DOM → (main content) → markdown, links, images and metadata. Pure and synchronous: the scrape
  * service calls it once per page with the final URL as the base for relative references.
  */
+import { removeArticleHeader } from "./ArticleHeader.js"
 import { absolutizeUrls, pruneEmptyElements, replaceBase64Images } from "./Clean.js"
 import { baseUrl, type Element, elementsByTag, innerHtml, isTag, type Page, parsePage } from "./Dom.js"
 import { extractImages, extractLinks, IMAGE_TAGS, LINK_TAGS } from "./Links.js"
@@ -10,7 +11,6 @@ import { toMarkdown } from "./Markdown/ToMarkdown.js"
 import { extractMetadata, METADATA_TAGS } from "./Metadata.js"
 import { pageStats } from "./PageStats.js"
 import { keepMatching, removeMatching } from "./Selectors.js"
-import { removeTitleHeading } from "./TitleHeading.js"
 
 const first = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value)
 
@@ -86,7 +86,8 @@ export const extractHtml = (html: string, options: HtmlExtractionOptions): HtmlE
   const stats = pageStats(body)
   // With includeTags the caller chose the content; main-content extraction would second-guess it.
   const content = options.onlyMainContent && options.includeTags.length === 0 ? extractMainContent(stats).root : body
-  if (content !== body) removeTitleHeading(content, first(metadata.title))
+  // Only a chosen article loses its header; a whole page (no article found, or onlyMainContent off) keeps it.
+  if (content !== body) removeArticleHeader(content, first(metadata.title))
   const contentImages = absolutizeUrls(content, base)
   let cleanedHtml: string | undefined
   if (options.formats.html) {

@@ -62,6 +62,23 @@ describe("main content", () => {
     expect(result).toContain("[Products](https://site.example/x)")
   })
 
+  it("leaves out the article's header (headline, standfirst, byline, date: the metadata), not a long one", () => {
+    const article = (header: string) =>
+      `<html><head><title>Drying study</title></head><body><nav><a href="/">Home</a></nav><article>${header}
+      <p>${sentence("drying", 1)}</p><p>${sentence("drying", 2)}</p><p>${sentence("drying", 3)}</p></article></body></html>`
+    const short = markdown(
+      article(`<header><h1>Results are in</h1><p>A standfirst line.</p><time>Nov. 19</time></header>`),
+    )
+    expect(short).not.toContain("Results are in")
+    expect(short).not.toContain("standfirst")
+    expect(short).toContain("The drying study, part 1")
+    const long = `<header><p>${"An opening that is long. ".repeat(60)}</p></header>`
+    expect(markdown(article(long))).toContain("An opening that is long.")
+    expect(markdown(article(`<header><h1>Results are in</h1></header>`), { onlyMainContent: false })).toContain(
+      "# Results are in",
+    )
+  })
+
   it("leaves out the article's headline when it repeats the page title (it is metadata.title), not other headings", () => {
     const article = (heading: string) =>
       `<html><head><title>Drying study shows results - Example News</title></head><body><nav><a href="/">Home</a></nav>

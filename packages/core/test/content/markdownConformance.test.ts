@@ -238,6 +238,16 @@ describe("the rest", () => {
     ["inline code with backticks", "<p><code>a`b</code></p>", "<p><code>a`b</code></p>"],
     ["a code block with a fence inside", "<pre>```\nx\n```</pre>", "<pre><code>```\nx\n```\n</code></pre>"],
     [
+      "a figure's caption is its image's title",
+      `<figure><img src="/a.png" alt="A"><figcaption>The <b>front</b>, on Monday.</figcaption></figure><p>Text.</p>`,
+      `<p><img src="https://site.example/a.png" alt="A" title="The front, on Monday."></p><p>Text.</p>`,
+    ],
+    [
+      "a figure of two images keeps its caption as text",
+      `<figure><img src="/a.png" alt="A"><img src="/b.png" alt="B"><figcaption>Both.</figcaption></figure>`,
+      `<p><img src="https://site.example/a.png" alt="A"><img src="https://site.example/b.png" alt="B"></p><p>Both.</p>`,
+    ],
+    [
       "an image",
       `<p><img src="/a b.png" alt="A [chart]" title='say "hi"'></p>`,
       `<p><img src="https://site.example/a%20b.png" alt="A [chart]" title="say &quot;hi&quot;"></p>`,

@@ -62,7 +62,7 @@ describe("crawl", () => {
     const webdata = engine()
     const job = await webdata.crawl(s.url, { sitemap: "skip" })
     expect(paths(job.data)).toEqual(["/", "/a"])
-    expect(job.data[0]?.markdown).toContain("Page")
+    expect(job.data[0]?.markdown).toContain("This is the content of the page at /.")
     expect(job.data[0]?.links).toBeUndefined()
     const errors = await webdata.getCrawlErrors(job.id)
     expect(errors.robotsBlocked).toEqual([`${s.url}/private/x`])

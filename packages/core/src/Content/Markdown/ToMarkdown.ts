@@ -8,8 +8,10 @@
  * regular expressions per text node, which made it the largest cost on text-heavy pages (docs/architecture.md, "Why
  * not linkedom and turndown"). Nesting is bounded before parsing (Prefilter), so recursion here stays shallow.
  */
+
+import { findAll, findOne } from "domutils"
 import { BASE64_PLACEHOLDER } from "../Clean.js"
-import { attr, classOf, type Element, isTag, isText } from "../Dom.js"
+import { attr, classOf, type Element, isTag, isText, textOf } from "../Dom.js"
 import { fence } from "../TextToMarkdown.js"
 import { destination, escapeHeadingEnd, escapeInline, title } from "./Syntax.js"
 import { gfmTable, isLayoutTable, tableRows } from "./Table.js"
@@ -97,6 +99,8 @@ const element = (node: Element, writer: Writer) => {
     }
     case "img":
       return writer.markup(image(node))
+    case "figure":
+      return figure(node, writer)
     case "a":
       return link(node, writer)
     case "code":
@@ -205,13 +209,36 @@ const list = (node: Element, writer: Writer): [string, number, string] => {
   return [lines.join("\n"), gap, delimiter]
 }
 
+/** Captions of the images of the figures being written, which become those images' titles. */
+const captions = new WeakMap<Element, string>()
+
+/**
+ * A figure of one image and its caption: the caption is the image's title (`![alt](src "caption")`), so that the
+ * text around it reads on as the page's prose. Other figures are blocks like any other.
+ */
+const figure = (node: Element, writer: Writer) => {
+  const images = findAll((element) => element.name === "img", node.children)
+  const caption = findOne((element) => element.name === "figcaption", node.children)
+  const text = caption === null ? "" : collapse(textOf(caption)).trim()
+  writer.block()
+  if (images.length !== 1 || caption === null || text === "") children(node, writer)
+  else {
+    captions.set(images[0]!, text)
+    for (const child of node.children)
+      if (isText(child)) writer.text(child.data)
+      else if (isTag(child) && child !== caption) element(child, writer)
+    captions.delete(images[0]!)
+  }
+  writer.block()
+}
+
 const image = (node: Element): string => {
   const src = attr(node, "src")
   if (!src) return ""
   const alt = escapeInline(collapse(attr(node, "alt") ?? "").trim())
   // Firecrawl's placeholder for a removed inline image is already a destination in angle brackets.
   const target = src === BASE64_PLACEHOLDER ? src : destination(src)
-  return `![${alt}](${target}${title(collapse(attr(node, "title") ?? "").trim())})`
+  return `![${alt}](${target}${title(captions.get(node) ?? collapse(attr(node, "title") ?? "").trim())})`
 }
 
 const SKIP_LINK = /^\s*skip to (main )?content\s*$/i

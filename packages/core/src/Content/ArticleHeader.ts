@@ -1,8 +1,15 @@
 /**
- * The article's headline inside its main content, when it repeats the page title: the title is the document's
- * `metadata.title`, and an article body (as Readability and trafilatura extract it) starts after it.
+ * The article's header inside its main content: the `<header>` elements (headline, standfirst, byline, date), as
+ * Firecrawl's main-content cleanup removes them, and a leading headline that repeats the page title. Both are the
+ * document's metadata (`title`, `description`, `author`, `publishedTime`); an article's text, as Readability and
+ * trafilatura extract it, starts after them.
  */
-import { type Element, isTag, remove, textOf } from "./Dom.js"
+import { type Element, elementsByTag, isTag, remove, textOf } from "./Dom.js"
+
+/** A header with more text than this is not a headline block (some pages put the article's opening in one). */
+const MAX_HEADER_CHARS = 1000
+
+const HEADER = new Set(["header"])
 
 const words = (text: string): Array<string> => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
 
@@ -31,8 +38,13 @@ const leadingHeading = (root: Element): Element | undefined => {
   return found
 }
 
-/** Removes the content's leading `h1`/`h2` when at least three quarters of its words are the title's. */
-export const removeTitleHeading = (content: Element, title: string | undefined): void => {
+/**
+ * Removes the `<header>` elements inside `content` (short ones: a headline block), then its leading `h1`/`h2` when at
+ * least three quarters of its words are the title's.
+ */
+export const removeArticleHeader = (content: Element, title: string | undefined): void => {
+  for (const header of elementsByTag(content, HEADER).get("header") ?? [])
+    if (header !== content && textOf(header).trim().length <= MAX_HEADER_CHARS) remove(header)
   if (title === undefined) return
   const heading = leadingHeading(content)
   if (heading === undefined) return
