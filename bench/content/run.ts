@@ -84,6 +84,14 @@ const worst = (corpus: Corpus, quality: ReadonlyArray<PageQuality>) => {
   }
 }
 
+/** The measures reported, each as F1 (precision, recall). */
+const MEASURES = [
+  ["token", "token"],
+  ["rendered", "rendered"],
+  ["shingle", "shingle"],
+  ["renderedShingle", "rendered shingle"],
+] as const
+
 const report = (corpus: Corpus) => {
   const megabytes = corpus.pages.reduce((total, page) => total + Buffer.byteLength(page.source), 0) / 1024 / 1024
   console.log(`\n## ${corpus.name}: ${corpus.pages.length} pages, ${fixed(megabytes, 2)} MB, ${RUNS} runs`)
@@ -99,23 +107,13 @@ const report = (corpus: Corpus) => {
     const pages = quality[name] ?? []
     const runs = speeds[name] ?? []
     const speed = RUNS > 0 ? `${fixed(median(runs), 2)} MB/s (runs ${runs.map((t) => fixed(t, 2)).join(" ")})` : "-"
-    const token = measure(
-      "token",
-      pages.map((q) => q.token),
+    const columns = MEASURES.map(([key, label]) =>
+      measure(
+        label,
+        pages.map((q) => q[key]),
+      ),
     )
-    const rendered = measure(
-      "rendered",
-      pages.map((q) => q.rendered),
-    )
-    const shingle = measure(
-      "shingle",
-      pages.map((q) => q.shingle),
-    )
-    const renderedShingle = measure(
-      "rendered shingle",
-      pages.map((q) => q.renderedShingle),
-    )
-    console.log(`${name.padEnd(8)} ${speed} | ${token} | ${rendered} | ${shingle} | ${renderedShingle}`)
+    console.log(`${name.padEnd(8)} ${speed} | ${columns.join(" | ")}`)
   }
   if (DETAILS > 0) {
     const gaps = corpus.pages.map((page, i) => ({

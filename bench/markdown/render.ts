@@ -20,6 +20,25 @@ export const renderMarkdown = (markdown: string): string => markdownIt.render(ma
 /** The words a reader sees: the text content of the rendered HTML (markdown-it puts a newline between blocks). */
 export const renderedText = (markdown: string): string => textContent(parseDocument(renderMarkdown(markdown)))
 
+/**
+ * The text of HTML with each image's title in its place: what a reader sees, hovering included (webdata writes a
+ * figure's caption as its image's title).
+ */
+export const textWithTitles = (html: string): string => {
+  let text = ""
+  const visit = (nodes: ReadonlyArray<ChildNode>) => {
+    for (const node of nodes) {
+      if (node.type === "text") text += node.data
+      else if ("children" in node) {
+        if ((node as Element).name === "img") text += ` ${(node as Element).attribs.title ?? ""} `
+        visit(node.children as Array<ChildNode>)
+      }
+    }
+  }
+  visit(parseDocument(html).children)
+  return text
+}
+
 /** Elements that browsers show alike (`<i>` and `<em>`, `<b>` and `<strong>`, the strikethroughs). markdown-it emits
  * only `em`, `strong` and `s` while raw HTML is off; the rule keeps the comparison right if it is ever turned on. */
 const ALIASES: Record<string, string> = { i: "em", b: "strong", del: "s", strike: "s" }

@@ -6,7 +6,8 @@
  *   text (its parser included: htmlparser2 for webdata, turndown's own for turndown), and each writer alone on a tree
  *   parsed beforehand (webdata's `toMarkdown` on htmlparser2's tree; turndown on linkedom's, which it clones first).
  * - Correctness, by what a renderer shows (markdown-it, `render.ts`): pages whose rendered text is the content's
- *   visible text (modulo whitespace), and pages where the rendering shows markdown characters the page does not
+ *   visible text (modulo whitespace; image titles count as text on both sides, since webdata writes a figure's caption
+ *   as its image's title), and pages where the rendering shows markdown characters the page does not
  *   have (`*`, `_`, `#`, `` ` ``, `~`, `[`, `]`, `<`, `>`, `&`): stray delimiters and escapes.
  *
  * Run: `npm run markdown-writer -w @webdata/bench` with ARTICLE_BENCHMARK_REPO (see content/corpora.ts); RUNS
@@ -16,12 +17,11 @@
  */
 import { existsSync } from "node:fs"
 import { extractHtml, parsePage, toMarkdown } from "@webdata/core/content"
-import { textContent } from "domutils"
 import { parseDocument } from "htmlparser2"
 import { parseHTML } from "linkedom"
 import TurndownService from "turndown"
 import { loadCorpora } from "../content/corpora.js"
-import { renderedText } from "./render.js"
+import { renderMarkdown, textWithTitles } from "./render.js"
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const DETAILS = Number(process.env.DETAILS ?? 0)
@@ -76,8 +76,8 @@ for (const [name, write] of Object.entries(writers)) {
   const strays: Array<{ index: number; chars: Array<string> }> = []
   const differing: Array<number> = []
   contents.forEach((html, index) => {
-    const visible = textContent(parseDocument(html))
-    const shown = renderedText(write(html))
+    const visible = textWithTitles(html)
+    const shown = textWithTitles(renderMarkdown(write(html)))
     if (squash(shown) === squash(visible)) same++
     else differing.push(index)
     const chars = stray(visible, shown)
@@ -90,8 +90,8 @@ for (const [name, write] of Object.entries(writers)) {
       `${strays.length} pages (${[...tally].map(([char, count]) => `${char} ${count}`).join(", ") || "none"})`,
   )
   for (const index of differing.slice(0, DETAILS)) {
-    const visible = squash(textContent(parseDocument(contents[index]!)))
-    const shown = squash(renderedText(write(contents[index]!)))
+    const visible = squash(textWithTitles(contents[index]!))
+    const shown = squash(textWithTitles(renderMarkdown(write(contents[index]!))))
     let at = 0
     while (at < visible.length && visible[at] === shown[at]) at++
     console.log(

@@ -243,6 +243,11 @@ describe("the rest", () => {
       `<p><img src="https://site.example/a.png" alt="A" title="The front, on Monday."></p><p>Text.</p>`,
     ],
     [
+      "an image with a title of its own keeps it, and its caption stays text",
+      `<figure><img src="/a.png" alt="A" title="Own"><figcaption>Caption.</figcaption></figure>`,
+      `<p><img src="https://site.example/a.png" alt="A" title="Own"></p><p>Caption.</p>`,
+    ],
+    [
       "a figure of two images keeps its caption as text",
       `<figure><img src="/a.png" alt="A"><img src="/b.png" alt="B"><figcaption>Both.</figcaption></figure>`,
       `<p><img src="https://site.example/a.png" alt="A"><img src="https://site.example/b.png" alt="B"></p><p>Both.</p>`,

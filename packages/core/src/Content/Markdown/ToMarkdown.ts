@@ -213,15 +213,16 @@ const list = (node: Element, writer: Writer): [string, number, string] => {
 const captions = new WeakMap<Element, string>()
 
 /**
- * A figure of one image and its caption: the caption is the image's title (`![alt](src "caption")`), so that the
- * text around it reads on as the page's prose. Other figures are blocks like any other.
+ * A figure of one image (without a title) and its caption: the caption is the image's title (`![alt](src
+ * "caption")`), so that the text around it reads on as the page's prose. Other figures are blocks like any other.
  */
 const figure = (node: Element, writer: Writer) => {
   const images = findAll((element) => element.name === "img", node.children)
   const caption = findOne((element) => element.name === "figcaption", node.children)
   const text = caption === null ? "" : collapse(textOf(caption)).trim()
   writer.block()
-  if (images.length !== 1 || caption === null || text === "") children(node, writer)
+  // An image with a title of its own keeps it, and the caption stays text.
+  if (images.length !== 1 || caption === null || text === "" || attr(images[0]!, "title")) children(node, writer)
   else {
     captions.set(images[0]!, text)
     for (const child of node.children)
