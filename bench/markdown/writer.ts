@@ -17,7 +17,6 @@
  */
 import { existsSync } from "node:fs"
 import { extractHtml, parsePage, toMarkdown } from "@webdata/core/content"
-import { parseDocument } from "htmlparser2"
 import { parseHTML } from "linkedom"
 import TurndownService from "turndown"
 import { loadCorpora } from "../content/corpora.js"
