@@ -259,3 +259,26 @@ describe("the rest", () => {
     ],
   ])
 })
+
+describe("hostile markup costs what its length costs", () => {
+  const timed = (html: string) => {
+    const started = performance.now()
+    const markdown = markdownOf(html)
+    return { markdown, ms: performance.now() - started }
+  }
+
+  it("a paragraph of 100 000 empty and adjacent emphasis elements", () => {
+    const { markdown, ms } = timed(`<p>${"<b></b><i>a</i><i>b</i> ".repeat(100_000)}</p>`)
+    expect(markdown.startsWith("*ab* *ab*")).toBe(true)
+    // One pass over the pieces: well under a second here; the quadratic way took minutes.
+    expect(ms).toBeLessThan(10_000)
+  })
+
+  it("a table whose spans ask for billions of cells is written as blocks", () => {
+    const cell = `<td colspan="100" rowspan="100">x</td>`
+    const { markdown, ms } = timed(`<table>${`<tr>${cell.repeat(100)}</tr>`.repeat(500)}</table>`)
+    expect(markdown).not.toContain("|")
+    expect(markdown.split("\n\n")).toHaveLength(50_000)
+    expect(ms).toBeLessThan(10_000)
+  })
+})

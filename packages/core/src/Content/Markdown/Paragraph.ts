@@ -245,49 +245,59 @@ const tidySpaces = (pieces: ReadonlyArray<Piece>): Array<Piece> => {
  * renders.
  */
 const settleEmphasis = (input: ReadonlyArray<Piece>): Array<Piece> => {
-  // A delimiter whose partner is not in this paragraph would show as it is.
-  const opened = new Set<number>()
-  const closed = new Set<number>()
-  for (const piece of input)
-    if (piece.kind === "open") opened.add(piece.id)
-    else if (piece.kind === "close") closed.add(piece.id)
-  let pieces = input.filter((piece) => !isDelimiter(piece) || (opened.has(piece.id) && closed.has(piece.id)))
+  let pieces = paired(input)
   for (let round = 0; round < 8; round++) {
     pieces = moveSpacesOut(pieces)
     const dropped = unrenderable(pieces)
-    if (dropped.size === 0) return pieces
+    if (dropped.size === 0) return paired(pieces)
     pieces = pieces.filter((piece) => !(isDelimiter(piece) && dropped.has(piece.id)))
   }
   return pieces.filter((piece) => !isDelimiter(piece))
 }
 
-const blank = (piece: Piece) => piece.kind === "space" || piece.kind === "break"
+/** Without the delimiters whose partner is not in the paragraph: those would show as they are. */
+const paired = (pieces: ReadonlyArray<Piece>): Array<Piece> => {
+  const opened = new Set<number>()
+  const closed = new Set<number>()
+  for (const piece of pieces)
+    if (piece.kind === "open") opened.add(piece.id)
+    else if (piece.kind === "close") closed.add(piece.id)
+  return pieces.filter((piece) => !isDelimiter(piece) || (opened.has(piece.id) && closed.has(piece.id)))
+}
 
-/** Spaces and breaks after an opener or before a closer go outside it; empty and touching emphasis goes. */
-const moveSpacesOut = (pieces: Array<Piece>): Array<Piece> => {
-  let changed = true
-  while (changed) {
-    changed = false
-    for (let i = 0; i + 1 < pieces.length; i++) {
-      const here = pieces[i]!
-      const next = pieces[i + 1]!
-      const opens = here.kind === "open" || here.kind === "linkOpen"
-      const closes = next.kind === "close" || next.kind === "linkClose"
-      if ((opens && blank(next)) || (blank(here) && closes)) {
-        pieces[i] = next
-        pieces[i + 1] = here
-        changed = true
-      } else if (
-        (here.kind === "open" && next.kind === "close" && here.id === next.id) ||
-        (here.kind === "close" && next.kind === "open" && here.text === next.text)
-      ) {
-        // `**` `**` with nothing between: nothing to emphasise, or two runs that are one (`<b>a</b><b>b</b>`).
-        pieces.splice(i, 2)
-        changed = true
-      }
+const blank = (piece: Piece) => piece.kind === "space" || piece.kind === "break"
+const isOpener = (piece: Piece) => piece.kind === "open" || piece.kind === "linkOpen"
+
+/**
+ * Spaces and breaks after an opener or before a closer go outside it; empty emphasis goes, and `</b><b>` joins two
+ * runs into one (the later closer closes the earlier opener). One pass: each piece moves past the few delimiters at
+ * the end, so a paragraph of a hundred thousand `<b></b>` costs what its length costs.
+ */
+const moveSpacesOut = (pieces: ReadonlyArray<Piece>): Array<Piece> => {
+  const out: Array<Piece> = []
+  const joined = new Map<number, number>()
+  for (const input of pieces) {
+    const piece: Piece =
+      input.kind === "close" && joined.has(input.id) ? { ...input, id: joined.get(input.id)! } : input
+    if (blank(piece)) {
+      let at = out.length
+      while (at > 0 && isOpener(out[at - 1]!)) at--
+      out.splice(at, 0, piece)
+    } else if (piece.kind === "close" || piece.kind === "linkClose") {
+      let at = out.length
+      while (at > 0 && blank(out[at - 1]!)) at--
+      const before = out[at - 1]
+      if (piece.kind === "close" && before?.kind === "open" && before.id === piece.id) out.splice(at - 1, 1)
+      else out.splice(at, 0, piece)
+    } else {
+      const last = out.at(-1)
+      if (piece.kind === "open" && last?.kind === "close" && last.text === piece.text) {
+        out.pop()
+        joined.set(piece.id, last.id)
+      } else out.push(piece)
     }
   }
-  return pieces
+  return out
 }
 
 /** The ids of emphasis whose opener cannot open or whose closer cannot close where it stands. */

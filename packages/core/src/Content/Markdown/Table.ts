@@ -72,8 +72,25 @@ export const isLayoutTable = (rows: ReadonlyArray<ReadonlyArray<Element>>): bool
 const span = (cell: Element, name: string) =>
   Math.max(1, Math.min(100, Number.parseInt(attr(cell, name) ?? "1", 10) || 1))
 
-/** The cells' text laid on a grid: a spanned slot is empty, a cell starts in the first free slot of its row. */
-const grid = (rows: ReadonlyArray<ReadonlyArray<Element>>, text: (cell: Element) => string): Array<Array<string>> => {
+/** A grid larger than this (rows × columns) is not laid out: spans on a hostile page could ask for billions. */
+const MAX_SLOTS = 4_000_000
+
+/**
+ * The cells' text laid on a grid: a spanned slot is empty, a cell starts in the first free slot of its row. Undefined
+ * when the grid would be larger than `MAX_SLOTS`.
+ */
+const grid = (
+  rows: ReadonlyArray<ReadonlyArray<Element>>,
+  text: (cell: Element) => string,
+): Array<Array<string>> | undefined => {
+  let columns = 1
+  for (const cells of rows) {
+    let width = 0
+    for (const cell of cells) width += span(cell, "colspan")
+    columns = Math.max(columns, width)
+  }
+  // Rowspans can push a row wider than its own cells, by at most the widest row.
+  if (rows.length * columns * 2 > MAX_SLOTS) return undefined
   const slots: Array<Array<string | undefined>> = rows.map(() => [])
   rows.forEach((cells, r) => {
     const row = slots[r]!
@@ -87,8 +104,9 @@ const grid = (rows: ReadonlyArray<ReadonlyArray<Element>>, text: (cell: Element)
       column += across
     }
   })
-  const columns = Math.max(1, ...slots.map((row) => row.length))
-  return slots.map((row) => Array.from({ length: columns }, (_, c) => row[c] ?? ""))
+  let width = 1
+  for (const row of slots) width = Math.max(width, row.length)
+  return slots.map((row) => Array.from({ length: width }, (_, c) => row[c] ?? ""))
 }
 
 const ALIGNMENT = new Map([
@@ -106,10 +124,14 @@ const alignment = (cell: Element | undefined): string => {
 
 /**
  * A GFM table of the rows; the first row with text is the header (GFM requires one), rows without text are left
- * out. `text` renders a cell inline.
+ * out. `text` renders a cell inline. Undefined for a table too large to lay out (its cells are then written as blocks).
  */
-export const gfmTable = (rows: ReadonlyArray<ReadonlyArray<Element>>, text: (cell: Element) => string): string => {
+export const gfmTable = (
+  rows: ReadonlyArray<ReadonlyArray<Element>>,
+  text: (cell: Element) => string,
+): string | undefined => {
   const cells = grid(rows, (cell) => text(cell).replace(/\s+/g, " ").replace(/\|/g, "\\|"))
+  if (cells === undefined) return undefined
   const kept = cells.map((row, r) => ({ row, r })).filter(({ row }) => row.some((cell) => cell !== ""))
   if (kept.length === 0) return ""
   const line = (row: ReadonlyArray<string>) => `|${row.map((cell) => (cell === "" ? " |" : ` ${cell} |`)).join("")}`

@@ -275,8 +275,9 @@ const table = (node: Element, writer: Writer): void => {
   if (caption !== undefined) writer.rawBlock(render(caption))
   const rows = tableRows(node)
   if (rows.length === 0) return
-  if (!isLayoutTable(rows)) {
-    writer.rawBlock(gfmTable(rows, (cell) => render(cell)))
+  const markdown = isLayoutTable(rows) ? undefined : gfmTable(rows, (cell) => render(cell))
+  if (markdown !== undefined) {
+    writer.rawBlock(markdown)
     return
   }
   for (const cells of rows)
