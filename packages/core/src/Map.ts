@@ -21,6 +21,7 @@ import { type FetchedPage, Fetcher } from "./Engines/Fetcher.js"
 import { MapError, RequestError, type ScrapeError } from "./Errors.js"
 import { rankByRelevance } from "./Map/Relevance.js"
 import { type MapScope, makeMapScope } from "./Map/Scope.js"
+import { STEPS_PER_TURN, yieldToEventLoop } from "./Process/EventLoop.js"
 import { lazyModule } from "./Process/LazyModule.js"
 
 export interface MapLink {
@@ -133,8 +134,11 @@ const otherSite = (a: string, b: string): boolean =>
   new URL(a).host.replace(/^www\./, "") !== new URL(b).host.replace(/^www\./, "")
 
 /** The entries of the answer, in source order, deduplicated (keeping a title when one of the duplicates has it). */
-const collect = (request: MapRequest, findings: Findings): MapLink[] => {
+/** The links found, in the order found; a turn of the event loop every `STEPS_PER_TURN` URLs (50 000 take ~0.5 s). */
+const collect = Effect.fnUntraced(function* (request: MapRequest, findings: Findings) {
   const { scope } = findings
+  let steps = 0
+  const pause = () => (++steps % STEPS_PER_TURN === 0 ? yieldToEventLoop : Effect.void)
   const entries = new Map<string, MapLink>()
   // With `sitemap: "only"` the sitemap decides which URLs exist; fetched pages only lend their titles.
   const grows = request.sitemap !== "only"
@@ -151,7 +155,10 @@ const collect = (request: MapRequest, findings: Findings): MapLink[] => {
   // The start URL is reported unless nothing is known of it (its fetch failed, or nothing could be fetched).
   if (seedVisit !== undefined && seedVisit.failure === undefined && seedVisit.blocked !== "unreadable")
     add(scope.admit(findings.base, fromSeed))
-  for (const url of findings.sitemap) add(scope.admit(url, fromSeed), {}, true)
+  for (const url of findings.sitemap) {
+    add(scope.admit(url, fromSeed), {}, true)
+    yield* pause()
+  }
   const gone = new Set<string>()
   for (const visit of visits) {
     if (visit.gone) gone.add(scope.key(visit.url))
@@ -160,11 +167,14 @@ const collect = (request: MapRequest, findings: Findings): MapLink[] => {
     add(scope.admit(visit.url, fromSeed), details(visit))
     add(scope.admit(visit.finalUrl, fromSeed), details(visit))
     const context = { fromUrl: visit.finalUrl, depth: visit.depth }
-    for (const link of visit.links) add(scope.admit(link, context))
+    for (const link of visit.links) {
+      add(scope.admit(link, context))
+      yield* pause()
+    }
   }
   for (const key of gone) entries.delete(key)
   return [...entries.values()]
-}
+})
 
 /** Firecrawl's hint when a map of a deep URL finds (almost) nothing: the registrable domain to map instead. */
 const baseDomainHint = (seed: string): string | undefined => {
@@ -298,7 +308,7 @@ export const make = Effect.gen(function* () {
     const findings: Findings = { base: seed, scope, levels: [], sitemap: [] }
     const finished = yield* discover(request, findings, deadline).pipe(Effect.timeoutOption(Duration.millis(budgetMs)))
     const timedOut = Option.isNone(finished)
-    const links = collect(request, findings)
+    const links = yield* collect(request, findings)
 
     if (links.length === 0) {
       if (timedOut && request.timeout !== undefined)

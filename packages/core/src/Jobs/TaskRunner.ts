@@ -15,6 +15,7 @@ import { hasFormat } from "../Domain/Formats.js"
 import { Fetcher } from "../Engines/Fetcher.js"
 import { mapError } from "../ErrorCodes.js"
 import type { RequestError, ScrapeError } from "../Errors.js"
+import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
 import { type CrawlSpec, decodeSpec, type JobSpec } from "./JobSpec.js"
 import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
@@ -155,7 +156,9 @@ export const make = Effect.gen(function* () {
     const discovered: Array<NewTask> = []
     const robotsBlocked: Array<string> = []
     const seen = new Set<string>()
-    for (const candidate of candidates) {
+    for (const [index, candidate] of candidates.entries()) {
+      // A seed's sitemaps can list 50 000 URLs per sitemap: the event loop gets a turn every so often.
+      if (index > 0 && index % STEPS_PER_TURN === 0) yield* yieldToEventLoop
       if (!filter(candidate.url, { fromUrl: candidate.from, depth: candidate.depth }).follow) continue
       const next = frontierTask(spec, new URL(candidate.url, candidate.from).href, candidate.depth + 1)
       if (seen.has(next.key)) continue
