@@ -17,7 +17,7 @@ import { readmeSnippets } from "./readmeSnippets.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("../..", import.meta.url))
-const PACKAGES = ["core", "store-sqlite", "adapter-express", "adapter-cli"]
+const PACKAGES = ["core", "store-sqlite", "browser", "adapter-express", "adapter-cli"]
 
 let project: string
 let site: FixtureSite

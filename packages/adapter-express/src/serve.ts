@@ -1,8 +1,9 @@
 /** A ready Express server for the API (what `npm start` and `webdata serve` run). */
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Browser from "@webdata/browser"
 import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import express from "express"
 import { attachClientErrorEnvelope } from "./clientErrors.js"
 import { attachCrawlWatcher } from "./crawlWatcher.js"
@@ -13,7 +14,10 @@ import { toExpressMiddleware } from "./toExpressMiddleware.js"
 export interface ServeOptions {
   readonly port?: number
   readonly host?: string
-  /** Engine layer; defaults to the engine configured from the environment, on the store `WEBDATA_STORE` names. */
+  /**
+   * Engine layer; defaults to the engine configured from the environment, on the store `WEBDATA_STORE` names, with
+   * the browser engine when Chromium is found (`CHROMIUM_PATH`, else on the PATH).
+   */
   readonly engine?: Layer.Layer<EngineServices>
   /**
    * Which peers may set `X-Forwarded-Proto` / `-Host` / `-Prefix` (Express's `trust proxy` values: `true`, a hop count,
@@ -40,12 +44,13 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
   return /^\d+$/.test(value) ? Number(value) : value
 }
 
+/** The engine from the environment, with the browser engine when a Chromium is found. */
+const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
+  Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()))
+
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
   const { handler, watchJob, dispose } = makeWebHandler(
-    Layer.merge(
-      options.engine ?? Engine.layerConfig(storeLayerConfig),
-      options.serverConfig ?? ServerConfig.layerConfig,
-    ),
+    Layer.merge(options.engine ?? engineFromEnvironment(), options.serverConfig ?? ServerConfig.layerConfig),
   )
   // The layers are built on the first request; one request now makes configuration errors fail at start and the
   // open-server warning appear at start.

@@ -14,7 +14,7 @@ import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
-import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
 /** A batch admits any number of URLs over its life (`appendToId`): its limit is not a bound in practice. */
 const BATCH_LIMIT = 1_000_000_000
@@ -43,6 +43,7 @@ const tasksOf = (urls: ReadonlyArray<string>): ReadonlyArray<NewTask> =>
   })
 
 export const make = Effect.gen(function* () {
+  const engines = yield* availableEngines
   const store = yield* JobStore
   const config = yield* JobsConfig
   const signal = yield* WorkSignal
@@ -90,7 +91,7 @@ export const make = Effect.gen(function* () {
     if (valid.length === 0)
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: "No valid URLs provided" })
     // Refused now rather than failing every page of the batch later.
-    const unsupported = unsupportedOption(batchScrapeOptions(request))
+    const unsupported = unsupportedOption(batchScrapeOptions(request), engines)
     if (unsupported !== undefined) return yield* unsupported
     yield* checkWebhookTarget(guard, request.webhook)
     const job =

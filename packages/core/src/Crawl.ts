@@ -17,7 +17,7 @@ import { frontierTask } from "./Jobs/TaskRunner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
-import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
 export interface StartedCrawl {
   readonly job: Job
@@ -71,6 +71,7 @@ const promptIgnored = (prompt: string) =>
   `The prompt ${JSON.stringify(prompt.slice(0, 200))} gave no crawler options (${PROMPT_HELP}); the crawl runs with the explicit options.`
 
 export const make = Effect.gen(function* () {
+  const engines = yield* availableEngines
   const store = yield* JobStore
   const config = yield* JobsConfig
   const signal = yield* WorkSignal
@@ -108,7 +109,7 @@ export const make = Effect.gen(function* () {
       scrapeOptions: request.scrapeOptions ?? defaultScrapeOptions,
     }
     // Refused now rather than failing every page of the crawl later.
-    const unsupported = unsupportedOption(spec.scrapeOptions)
+    const unsupported = unsupportedOption(spec.scrapeOptions, engines)
     if (unsupported !== undefined) return yield* unsupported
     yield* checkWebhookTarget(guard, request.webhook)
     const now = Date.now()

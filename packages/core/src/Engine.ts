@@ -10,6 +10,7 @@ import * as CacheScope from "./Cache/CacheScope.js"
 import * as ScrapeCache from "./Cache/ScrapeCache.js"
 import type { Crawl } from "./Crawl.js"
 import * as CrawlModule from "./Crawl.js"
+import type { BrowserEngine } from "./Engines/Browser.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
 import * as JobControl from "./Jobs/JobControl.js"
@@ -64,6 +65,11 @@ export interface EngineOptions {
    * (`WEBDATA_HEAP_GROWTH_PERCENT`).
    */
   readonly heapGrowthPercent?: number
+  /**
+   * The browser engine (`@webdata/browser`'s layer): scrapes that need a browser (`waitFor`) use it. Without it those
+   * options answer 400 `SCRAPE_BROWSER_REQUIRED`.
+   */
+  readonly browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -80,6 +86,7 @@ export type EngineServices =
 interface Parts {
   readonly guard: Layer.Layer<UrlGuard.UrlGuard>
   readonly fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>
+  readonly browser: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined
   readonly store: Layer.Layer<JobStore>
   readonly cacheOff: boolean
   readonly cacheScope: Layer.Layer<CacheScope.CacheScope>
@@ -92,7 +99,8 @@ interface Parts {
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
   const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs)
-  const net = Layer.mergeAll(parts.fetcher, parts.webhooks).pipe(Layer.provideMerge(base))
+  const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
+  const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
   const scrape = Scrape.layer.pipe(
     Layer.provide(cache),
@@ -126,6 +134,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       allow: options.allowedTargets ?? [],
     }),
     fetcher: HttpFetcher.layer,
+    browser: options.browser,
     store: Layer.orDie(
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
@@ -145,7 +154,10 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
  * The engine configured from the environment (see docs/configuration.md) over the given store (the host picks it,
  * since durable stores live in their own packages). `WEBDATA_WORKER=0` leaves the worker out.
  */
-export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<EngineServices> =>
+export const layerConfig = (
+  store: Layer.Layer<JobStore, unknown>,
+  browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>,
+): Layer.Layer<EngineServices> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
@@ -153,6 +165,7 @@ export const layerConfig = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
       return assemble({
         guard: UrlGuard.layerConfig,
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
+        browser,
         store: Layer.orDie(store),
         cacheOff: cacheMb === 0,
         cacheScope: CacheScope.layerConfig,

@@ -12,12 +12,13 @@ import { decodeBody } from "./Content/Charset.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
+import { BrowserEngine } from "./Engines/Browser.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
-import { unsupportedOption } from "./Scrape/Capabilities.js"
+import { availableEngines, browserOptionOf, unsupportedOption } from "./Scrape/Capabilities.js"
 import { isTextual } from "./Scrape/ContentTypes.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 
@@ -71,6 +72,8 @@ const invalidSelector = (input: ScrapeInput) =>
 
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
+  const browser = yield* Effect.serviceOption(BrowserEngine)
+  const engines = yield* availableEngines
   const cache = yield* ScrapeCache
   const builder = yield* DocumentBuilder
   const guard = yield* UrlGuard
@@ -82,6 +85,8 @@ export const make = Effect.gen(function* () {
   const fromCache = (key: string, input: ScrapeInput): Effect.Effect<Option.Option<CachedPage>> => {
     // Caller-specific headers may change the page, so such requests neither read nor write the shared cache.
     if (input.headers !== undefined && Object.keys(input.headers).length > 0) return Effect.succeedNone
+    // A page asked of the browser must not be answered with the HTML of a plain fetch.
+    if (browserOptionOf(input) !== undefined) return Effect.succeedNone
     const now = Date.now()
     const minAge = input.minAge
     const maxAge = input.lockdown ? LOCKDOWN_MAX_AGE_MS : input.maxAge
@@ -99,12 +104,17 @@ export const make = Effect.gen(function* () {
 
   const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput) {
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
-    const fetched = yield* fetcher.fetch({
+    const request = {
       url,
       headers: input.headers ?? {},
       timeoutMs: input.timeout,
       skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
-    })
+    }
+    // Plain HTTP unless the request needs the browser (the capability check let it through only with one).
+    const fetched =
+      Option.isSome(browser) && browserOptionOf(input) !== undefined
+        ? yield* browser.value.render({ ...request, waitForMs: input.waitFor })
+        : yield* fetcher.fetch(request)
     if (!isTextual(fetched.contentType))
       return yield* new ScrapeError({
         reason: "UnsupportedContent",
@@ -126,7 +136,7 @@ export const make = Effect.gen(function* () {
   })
 
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
-    const problem = unsupportedOption(input)
+    const problem = unsupportedOption(input, engines)
     if (problem !== undefined) return yield* problem
     const badSelector = yield* invalidSelector(input)
     if (badSelector !== undefined)

@@ -12,6 +12,7 @@ export * from "./Domain/ScrapeOptions.js"
 export * from "./Domain/Webhook.js"
 // The engine, its errors and the Promise facade: the same exports as `@webdata/core/engine`.
 export * from "./EngineOnly.js"
+export * from "./Engines/Browser.js"
 export * from "./Engines/Fetcher.js"
 export { Authorization, Caller, ErrorBody, WebdataApi } from "./Http/Api.js"
 export * as CrawlWatch from "./Http/CrawlWatch.js"

@@ -3,8 +3,10 @@
  * code, instead of being ignored (Firecrawl's self-hosters' top complaint is silent no-ops).
  */
 
+import { Effect, Option } from "effect"
 import type { FormatType } from "../Domain/Formats.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import { BrowserEngine } from "../Engines/Browser.js"
 import { RequestError } from "../Errors.js"
 
 /** Formats the plain-HTTP pipeline produces. */
@@ -12,8 +14,22 @@ export const SUPPORTED_FORMATS: ReadonlySet<FormatType> = new Set(["markdown", "
 
 const unsupported = (code: string, message: string) => new RequestError({ reason: "Unsupported", code, message })
 
-/** The first option of the request this build cannot honour, as a 400 error; undefined when all can be honoured. */
-export const unsupportedOption = (options: ScrapeOptions): RequestError | undefined => {
+/** The engines an engine has besides plain HTTP. */
+export interface Engines {
+  readonly browser: boolean
+}
+
+/** The engines in the context (services built after the optional browser engine read it here). */
+export const availableEngines: Effect.Effect<Engines> = Effect.map(Effect.serviceOption(BrowserEngine), (browser) => ({
+  browser: Option.isSome(browser),
+}))
+
+/** Options only a browser can honour, and that make a scrape use it when there is one. */
+export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor">): string | undefined =>
+  options.waitFor > 0 ? "waitFor" : undefined
+
+/** The first option of the request this engine cannot honour, as a 400 error; undefined when all can be honoured. */
+export const unsupportedOption = (options: ScrapeOptions, engines: Engines): RequestError | undefined => {
   const format = options.formats.find((f) => !SUPPORTED_FORMATS.has(f.type))
   if (format !== undefined)
     return unsupported(
@@ -25,20 +41,23 @@ export const unsupportedOption = (options: ScrapeOptions): RequestError | undefi
       "SCRAPE_ACTIONS_NOT_SUPPORTED",
       "Actions are not supported yet: they need the browser engine, which is not available in this build. Remove `actions` to scrape over plain HTTP.",
     )
-  const browserOption =
-    options.waitFor > 0
-      ? "waitFor"
-      : options.mobile
-        ? "mobile"
-        : options.location !== undefined
-          ? "location"
-          : options.profile !== undefined
-            ? "profile"
-            : undefined
+  const needsBrowser = browserOptionOf(options)
+  if (needsBrowser !== undefined && !engines.browser)
+    return unsupported(
+      "SCRAPE_BROWSER_REQUIRED",
+      `The \`${needsBrowser}\` option needs the browser engine, which this engine does not have (it comes with the @webdata/browser package and Chromium).`,
+    )
+  const browserOption = options.mobile
+    ? "mobile"
+    : options.location !== undefined
+      ? "location"
+      : options.profile !== undefined
+        ? "profile"
+        : undefined
   if (browserOption !== undefined)
     return unsupported(
       "SCRAPE_BROWSER_REQUIRED",
-      `The \`${browserOption}\` option needs the browser engine, which is not available in this build.`,
+      `The \`${browserOption}\` option needs browser features that are not available yet.`,
     )
   if (options.proxy === "stealth" || options.proxy === "enhanced")
     return unsupported(

@@ -1,0 +1,203 @@
+/**
+ * The browser engine on the system Chromium (playwright-core): one browser process, launched on the first page that
+ * needs it, a fresh context per page (no cookies or storage shared between scrapes), at most `maxPages` pages open,
+ * and the process replaced after `pagesPerBrowser` pages (its memory grows with them) or when it dies. Every request
+ * a page makes (the document, sub-resources, redirects, fetch/XHR) passes the same URL guard as plain HTTP.
+ */
+import { BrowserEngine, type FetchedPage, type RenderRequest, ScrapeError, UrlGuard } from "@webdata/core"
+import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { type Browser, type BrowserContext, chromium, type Response } from "playwright-core"
+import { findChromium } from "./Chromium.js"
+
+export interface BrowserOptions {
+  /** The Chromium to launch (`findChromium()` finds the system's). */
+  readonly executablePath: string
+  /** Pages open at once; more renders wait for one to close. Default 4. */
+  readonly maxPages?: number
+  /** Pages one browser process renders before it is replaced. Default 200. */
+  readonly pagesPerBrowser?: number
+}
+
+/**
+ * Flags for a server: no sandbox (it needs user namespaces, which containers and root users lack), no /dev/shm (small
+ * in containers), no GPU, and nothing that calls home (updates, sync, crash reports, background networking).
+ */
+const LAUNCH_ARGS = [
+  "--no-sandbox",
+  "--disable-dev-shm-usage",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-default-apps",
+  "--disable-sync",
+  "--disable-breakpad",
+  "--no-first-run",
+  "--mute-audio",
+]
+
+const VIEWPORT = { width: 1280, height: 800 }
+
+/** A browser process, how many pages it has been given and how many it has open. */
+interface Instance {
+  readonly browser: Promise<Browser>
+  given: number
+  open: number
+  retired: boolean
+}
+
+const REASONS: ReadonlyArray<readonly [RegExp, ScrapeError["reason"]]> = [
+  [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, "DnsResolution"],
+  [/ERR_CONNECTION_(REFUSED|RESET|CLOSED|FAILED)|ERR_EMPTY_RESPONSE|ERR_ADDRESS_UNREACHABLE/, "Connection"],
+  [/ERR_CERT_|ERR_SSL_/, "Tls"],
+  [/ERR_TOO_MANY_REDIRECTS/, "TooManyRedirects"],
+]
+
+/** A Playwright failure as a scrape error. */
+const scrapeErrorOf = (error: unknown, url: string): ScrapeError => {
+  if (error instanceof ScrapeError) return error
+  const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
+  if (error instanceof Error && error.name === "TimeoutError")
+    return new ScrapeError({ reason: "Timeout", url, message: `The browser timed out loading ${url}: ${message}` })
+  const reason = REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? "EngineFailed"
+  return new ScrapeError({ reason, url, message: `The browser could not load ${url}: ${message}` })
+}
+
+const isHtml = (contentType: string | undefined) => contentType === undefined || /html|xml/i.test(contentType)
+
+export const make = (options: BrowserOptions) =>
+  Effect.gen(function* () {
+    const guard = yield* UrlGuard.UrlGuard
+    const runPromiseExit = Runtime.runPromiseExit(yield* Effect.runtime<never>())
+    const permits = yield* Effect.makeSemaphore(options.maxPages ?? 4)
+    const pagesPerBrowser = options.pagesPerBrowser ?? 200
+    let current: Instance | undefined
+
+    const closeBrowser = (instance: Instance) =>
+      instance.browser.then(
+        (browser) => browser.close(),
+        () => undefined,
+      )
+
+    const launch = (): Instance => {
+      const instance: Instance = {
+        browser: chromium.launch({ executablePath: options.executablePath, args: LAUNCH_ARGS, headless: true }),
+        given: 0,
+        open: 0,
+        retired: false,
+      }
+      // A crashed or killed browser is replaced by the next page.
+      instance.browser.then(
+        (browser) =>
+          browser.on("disconnected", () => {
+            if (current === instance) current = undefined
+          }),
+        () => {
+          if (current === instance) current = undefined
+        },
+      )
+      return instance
+    }
+
+    const acquire = (): Instance => {
+      if (current === undefined || current.retired) current = launch()
+      const instance = current
+      instance.open++
+      if (++instance.given >= pagesPerBrowser) instance.retired = true
+      return instance
+    }
+
+    const release = async (instance: Instance) => {
+      instance.open--
+      if (instance.retired && instance.open === 0) await closeBrowser(instance)
+    }
+
+    /** Checks a request of the page against the URL guard; the main document's refusal is the scrape's error. */
+    const guardRequests = async (context: BrowserContext, refused: { error?: ScrapeError }) =>
+      context.route("**/*", async (route) => {
+        const request = route.request()
+        const url = request.url()
+        // data: and blob: URLs never leave the browser.
+        if (!/^https?:/i.test(url)) return route.continue()
+        const exit = await runPromiseExit(guard.checkTarget(url))
+        if (Exit.isSuccess(exit)) return route.continue()
+        if (request.isNavigationRequest() && request.frame().parentFrame() === null && refused.error === undefined)
+          refused.error = Option.getOrElse(
+            Cause.failureOption(exit.cause),
+            () => new ScrapeError({ reason: "BlockedAddress", url, message: `The URL guard refused ${url}` }),
+          )
+        return route.abort("blockedbyclient")
+      })
+
+    const documentOf = async (response: Response | null, html: () => Promise<string>) => {
+      const headers = response === null ? {} : await response.allHeaders()
+      const contentType = headers["content-type"]
+      // An HTML page as the browser has it now; anything else (JSON, text) as the server sent it.
+      const body =
+        isHtml(contentType) || response === null ? new TextEncoder().encode(await html()) : await response.body()
+      return { headers, contentType: isHtml(contentType) ? "text/html; charset=utf-8" : contentType, body }
+    }
+
+    const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<FetchedPage> => {
+      const instance = acquire()
+      let context: BrowserContext | undefined
+      const refused: { error?: ScrapeError } = {}
+      try {
+        context = await (await instance.browser).newContext({
+          viewport: VIEWPORT,
+          ignoreHTTPSErrors: request.skipTlsVerification,
+          extraHTTPHeaders: { ...request.headers },
+          serviceWorkers: "block",
+          acceptDownloads: false,
+        })
+        const opened = context
+        signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
+        await guardRequests(context, refused)
+        const page = await context.newPage()
+        const response = await page.goto(request.url, { waitUntil: "load", timeout: request.timeoutMs })
+        if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
+        const document = await documentOf(response, () => page.content())
+        return { url: page.url(), status: response?.status() ?? 200, ...document }
+      } catch (error) {
+        throw refused.error ?? scrapeErrorOf(error, request.url)
+      } finally {
+        await context?.close().catch(() => undefined)
+        await release(instance)
+      }
+    }
+
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        const instance = current
+        current = undefined
+        if (instance !== undefined) await closeBrowser(instance)
+      }),
+    )
+
+    return {
+      render: (request: RenderRequest) =>
+        permits.withPermits(1)(
+          Effect.tryPromise({
+            try: (signal) => renderPage(request, signal),
+            catch: (error) => scrapeErrorOf(error, request.url),
+          }),
+        ),
+    }
+  })
+
+/** The browser engine on the given Chromium. */
+export const layer = (options: BrowserOptions): Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> =>
+  Layer.scoped(BrowserEngine, make(options))
+
+/**
+ * The browser engine configured from the environment: `CHROMIUM_PATH` (else Chromium found on the PATH) and
+ * `WEBDATA_BROWSER_PAGES`; undefined when there is no Chromium, so that the host runs without it and says so.
+ */
+export const layerConfig = (
+  env: NodeJS.ProcessEnv = process.env,
+): Effect.Effect<Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined, never> =>
+  Effect.gen(function* () {
+    const executablePath = findChromium(env)
+    if (executablePath === undefined) return undefined
+    const maxPages = yield* Config.integer("WEBDATA_BROWSER_PAGES").pipe(Config.withDefault(4), Effect.orDie)
+    return layer({ executablePath, maxPages: Math.max(1, maxPages) })
+  })

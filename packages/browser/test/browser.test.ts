@@ -1,0 +1,157 @@
+/**
+ * The browser engine in real Chromium, through the Promise facade: pages rendered by JavaScript, the URL guard on
+ * every request a page makes, failures mapped to the scrape's codes, and the pool's processes (launched only when
+ * needed, replaced when killed, none left behind).
+ */
+import { execFileSync } from "node:child_process"
+import { createServer, type RequestListener } from "node:http"
+import { setTimeout as sleep } from "node:timers/promises"
+import { Webdata, WebdataError } from "@webdata/core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { findChromium, layer } from "../src/index.js"
+
+const chromiumPath = findChromium()
+if (chromiumPath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
+const executablePath: string = chromiumPath
+
+/** Chromium processes started by Playwright (each has a profile directory of Playwright's). */
+const chromiumProcesses = (): Array<{ pid: number; args: string }> =>
+  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null && match[2]!.includes("playwright_chromiumdev_profile"))
+    .map((match) => ({ pid: Number(match[1]), args: match[2]! }))
+
+/** Processes take a moment to exit after their browser closes. */
+const settledProcessCount = async () => {
+  for (let attempt = 0; attempt < 50 && chromiumProcesses().length > 0; attempt++) await sleep(100)
+  return chromiumProcesses().length
+}
+
+const ARTICLE =
+  "Tides rise and fall twice a day because the moon pulls the oceans towards it, and the earth turns beneath."
+
+const html = (body: string) => `<!doctype html><html><head><title>Page</title></head><body>${body}</body></html>`
+
+let elsewhere: Listening & { readonly requests: Array<string> }
+let site: Listening
+beforeAll(async () => {
+  const requests: Array<string> = []
+  const other: RequestListener = (req, res) => {
+    requests.push(req.url ?? "/")
+    res.writeHead(200, { "content-type": "text/html" })
+    res.end(html("<p>elsewhere</p>"))
+  }
+  elsewhere = Object.assign(await listenOnLoopback(createServer(other), "127.0.0.2"), { requests })
+  site = await listenOnLoopback(
+    createServer((req, res) => {
+      if (req.url === "/hang") return // never answers
+      res.writeHead(200, { "content-type": "text/html" })
+      if (req.url === "/js")
+        return void res.end(
+          html(`<div id="app">Loading…</div><script>setTimeout(() => {
+            document.getElementById("app").innerHTML = "<article><h2>Tides</h2><p>${ARTICLE}</p></article>"
+          }, 100)</script>`),
+        )
+      if (req.url === "/reaches-out")
+        return void res.end(
+          html(`<article><p>${ARTICLE}</p><img src="${elsewhere.url}/pixel.png"></article>
+            <script>fetch("${elsewhere.url}/api").catch(() => {})</script>`),
+        )
+      res.end(html(`<article><p>${ARTICLE}</p></article>`))
+    }),
+  )
+})
+afterAll(async () => {
+  await site?.close()
+  await elsewhere?.close()
+})
+
+const failure = async (work: Promise<unknown>): Promise<WebdataError> => {
+  try {
+    await work
+  } catch (error) {
+    if (error instanceof WebdataError) return error
+    throw error
+  }
+  throw new Error("expected a failure")
+}
+
+describe("browser engine", () => {
+  it("renders a page written by JavaScript for waitFor, and starts no browser for a plain scrape", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true, worker: false, browser: layer({ executablePath }) })
+    try {
+      const plain = await webdata.scrape(`${site.url}/js`, { formats: ["markdown"] })
+      expect(plain.markdown).not.toContain("Tides rise")
+      expect(chromiumProcesses()).toHaveLength(0)
+      const rendered = await webdata.scrape(`${site.url}/js`, { formats: ["markdown"], waitFor: 500 })
+      expect(rendered.markdown).toContain(ARTICLE)
+      expect(rendered.metadata.statusCode).toBe(200)
+      expect(chromiumProcesses().length).toBeGreaterThan(0)
+    } finally {
+      await webdata.close()
+    }
+    expect(await settledProcessCount()).toBe(0)
+  })
+
+  it("checks every request of the page with the URL guard: a refused sub-resource is never fetched", async () => {
+    // Only the site's address may be reached; 127.0.0.2 is refused like any other private address.
+    const webdata = new Webdata({ allowedTargets: ["127.0.0.1/32"], worker: false, browser: layer({ executablePath }) })
+    try {
+      const document = await webdata.scrape(`${site.url}/reaches-out`, { formats: ["markdown"], waitFor: 300 })
+      expect(document.markdown).toContain(ARTICLE)
+      expect(elsewhere.requests).toEqual([])
+      const refused = await failure(webdata.scrape(`${elsewhere.url}/`, { waitFor: 100 }))
+      expect(refused.code).toBe("SCRAPE_BLOCKED_ADDRESS")
+      expect(elsewhere.requests).toEqual([])
+    } finally {
+      await webdata.close()
+    }
+  })
+
+  it("ends a page that never loads with SCRAPE_TIMEOUT within the timeout, and the pool goes on", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true, worker: false, browser: layer({ executablePath }) })
+    try {
+      const started = performance.now()
+      const timedOut = await failure(webdata.scrape(`${site.url}/hang`, { waitFor: 100, timeout: 2000 }))
+      expect(timedOut.code).toBe("SCRAPE_TIMEOUT")
+      expect(performance.now() - started).toBeLessThan(4000)
+      const next = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 50 })
+      expect(next.markdown).toContain(ARTICLE)
+    } finally {
+      await webdata.close()
+    }
+    expect(await settledProcessCount()).toBe(0)
+  })
+
+  it("replaces the browser after its pages and when it is killed, and leaves no process behind", async () => {
+    const webdata = new Webdata({
+      allowPrivateAddresses: true,
+      worker: false,
+      browser: layer({ executablePath, pagesPerBrowser: 5, maxPages: 2 }),
+    })
+    const browsers = new Set<number>()
+    const mainProcess = () => chromiumProcesses().find((process) => !process.args.includes("--type="))
+    try {
+      for (let round = 0; round < 12; round++) {
+        const document = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
+        expect(document.markdown).toContain(ARTICLE)
+        const main = mainProcess()
+        if (main !== undefined) browsers.add(main.pid)
+      }
+      // 12 pages at 5 per browser: three browser processes in turn.
+      expect(browsers.size).toBe(3)
+      const victim = mainProcess()
+      expect(victim).toBeDefined()
+      process.kill(victim!.pid, "SIGKILL")
+      await sleep(200)
+      const after = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
+      expect(after.markdown).toContain(ARTICLE)
+      expect(mainProcess()?.pid).not.toBe(victim!.pid)
+    } finally {
+      await webdata.close()
+    }
+    expect(await settledProcessCount()).toBe(0)
+  })
+})
