@@ -4,9 +4,9 @@
  * and the process replaced after `pagesPerBrowser` pages (its memory grows with them) or when it dies. Every request
  * a page makes (the document, sub-resources, redirects, fetch/XHR) passes the same URL guard as plain HTTP.
  */
-import { BrowserEngine, type FetchedPage, type RenderRequest, ScrapeError, UrlGuard } from "@webdata/core"
+import { BrowserEngine, type RenderedPage, type RenderRequest, ScrapeError, UrlGuard } from "@webdata/core"
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
-import { type Browser, type BrowserContext, chromium, type Response } from "playwright-core"
+import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core"
 import { findChromium } from "./Chromium.js"
 
 export interface BrowserOptions {
@@ -137,13 +137,27 @@ export const make = (options: BrowserOptions) =>
       return { headers, contentType: isHtml(contentType) ? "text/html; charset=utf-8" : contentType, body }
     }
 
-    const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<FetchedPage> => {
+    /** The screenshot asked for, as a `data:` URL: PNG, or JPEG when a quality is given. */
+    const screenshotOf = async (page: Page, request: RenderRequest): Promise<string | undefined> => {
+      const shot = request.screenshot
+      if (shot === undefined) return undefined
+      const type = shot.quality === undefined ? "png" : "jpeg"
+      const bytes = await page.screenshot({
+        type,
+        fullPage: shot.fullPage,
+        ...(shot.quality !== undefined ? { quality: shot.quality } : {}),
+        timeout: request.timeoutMs,
+      })
+      return `data:image/${type};base64,${bytes.toString("base64")}`
+    }
+
+    const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<RenderedPage> => {
       const instance = acquire()
       let context: BrowserContext | undefined
       const refused: { error?: ScrapeError } = {}
       try {
         context = await (await instance.browser).newContext({
-          viewport: VIEWPORT,
+          viewport: request.screenshot?.viewport ?? VIEWPORT,
           ignoreHTTPSErrors: request.skipTlsVerification,
           extraHTTPHeaders: { ...request.headers },
           serviceWorkers: "block",
@@ -156,7 +170,13 @@ export const make = (options: BrowserOptions) =>
         const response = await page.goto(request.url, { waitUntil: "load", timeout: request.timeoutMs })
         if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
         const document = await documentOf(response, () => page.content())
-        return { url: page.url(), status: response?.status() ?? 200, ...document }
+        const screenshot = await screenshotOf(page, request)
+        return {
+          url: page.url(),
+          status: response?.status() ?? 200,
+          ...document,
+          ...(screenshot !== undefined ? { screenshot } : {}),
+        }
       } catch (error) {
         throw refused.error ?? scrapeErrorOf(error, request.url)
       } finally {

@@ -15,13 +15,24 @@ const chromiumPath = findChromium()
 if (chromiumPath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 const executablePath: string = chromiumPath
 
-/** Chromium processes started by Playwright (each has a profile directory of Playwright's). */
-const chromiumProcesses = (): Array<{ pid: number; args: string }> =>
-  execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+/** Chromium processes this test process started (descendants of it; other test files may run browsers too). */
+const chromiumProcesses = (): Array<{ pid: number; args: string }> => {
+  const all = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
     .split("\n")
-    .map((line) => /^\s*(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null && match[2]!.includes("playwright_chromiumdev_profile"))
-    .map((match) => ({ pid: Number(match[1]), args: match[2]! }))
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3]! }))
+  const ours = new Set([process.pid])
+  for (let grown = true; grown; ) {
+    grown = false
+    for (const entry of all)
+      if (ours.has(entry.ppid) && !ours.has(entry.pid)) {
+        ours.add(entry.pid)
+        grown = true
+      }
+  }
+  return all.filter((entry) => ours.has(entry.pid) && /chrom/i.test(entry.args) && entry.pid !== process.pid)
+}
 
 /** Processes take a moment to exit after their browser closes. */
 const settledProcessCount = async () => {
@@ -54,6 +65,8 @@ beforeAll(async () => {
             document.getElementById("app").innerHTML = "<article><h2>Tides</h2><p>${ARTICLE}</p></article>"
           }, 100)</script>`),
         )
+      if (req.url === "/tall")
+        return void res.end(html(`<article><p>${ARTICLE}</p><div style="height: 3000px">tall</div></article>`))
       if (req.url === "/reaches-out")
         return void res.end(
           html(`<article><p>${ARTICLE}</p><img src="${elsewhere.url}/pixel.png"></article>
@@ -95,6 +108,30 @@ describe("browser engine", () => {
     expect(await settledProcessCount()).toBe(0)
   })
 
+  it("takes screenshots: the viewport, the full page, a viewport of the caller's, JPEG at a quality", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true, worker: false, browser: layer({ executablePath }) })
+    const bytes = (dataUrl: string | undefined, type: string) => {
+      expect(dataUrl?.startsWith(`data:image/${type};base64,`)).toBe(true)
+      return Buffer.from(dataUrl!.slice(dataUrl!.indexOf(",") + 1), "base64")
+    }
+    const pngSize = (png: Buffer) => ({ width: png.readUInt32BE(16), height: png.readUInt32BE(20) })
+    try {
+      const viewport = await webdata.scrape(`${site.url}/tall`, { formats: ["markdown", { type: "screenshot" }] })
+      expect(viewport.markdown).toContain(ARTICLE)
+      expect(pngSize(bytes(viewport.screenshot, "png"))).toEqual({ width: 1280, height: 800 })
+      const full = await webdata.scrape(`${site.url}/tall`, { formats: [{ type: "screenshot", fullPage: true }] })
+      expect(pngSize(bytes(full.screenshot, "png")).height).toBeGreaterThan(3000)
+      const small = await webdata.scrape(`${site.url}/tall`, {
+        formats: [{ type: "screenshot", viewport: { width: 400, height: 300 } }],
+      })
+      expect(pngSize(bytes(small.screenshot, "png"))).toEqual({ width: 400, height: 300 })
+      const jpeg = await webdata.scrape(`${site.url}/tall`, { formats: [{ type: "screenshot", quality: 50 }] })
+      expect([...bytes(jpeg.screenshot, "jpeg").subarray(0, 2)]).toEqual([0xff, 0xd8])
+    } finally {
+      await webdata.close()
+    }
+  })
+
   it("checks every request of the page with the URL guard: a refused sub-resource is never fetched", async () => {
     // Only the site's address may be reached; 127.0.0.2 is refused like any other private address.
     const webdata = new Webdata({ allowedTargets: ["127.0.0.1/32"], worker: false, browser: layer({ executablePath }) })
@@ -132,7 +169,8 @@ describe("browser engine", () => {
       browser: layer({ executablePath, pagesPerBrowser: 5, maxPages: 2 }),
     })
     const browsers = new Set<number>()
-    const mainProcess = () => chromiumProcesses().find((process) => !process.args.includes("--type="))
+    const mainProcess = () =>
+      chromiumProcesses().find((entry) => entry.args.includes("--user-data-dir") && !entry.args.includes("--type="))
     try {
       for (let round = 0; round < 12; round++) {
         const document = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })

@@ -12,7 +12,7 @@ import { decodeBody } from "./Content/Charset.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
-import { BrowserEngine } from "./Engines/Browser.js"
+import { BrowserEngine, type RenderedPage, type ScreenshotRequest } from "./Engines/Browser.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
@@ -70,6 +70,14 @@ const invalidSelector = (input: ScrapeInput) =>
           findInvalidSelector("excludeTags", input.excludeTags ?? []),
       )
 
+/** The screenshot format's settings, when it was asked for. */
+const screenshotOf = (input: ScrapeInput): ScreenshotRequest | undefined => {
+  const format = input.formats.find((candidate) => candidate.type === "screenshot")
+  return format === undefined
+    ? undefined
+    : { fullPage: format.fullPage ?? false, quality: format.quality, viewport: format.viewport }
+}
+
 export const make = Effect.gen(function* () {
   const fetcher = yield* Fetcher
   const browser = yield* Effect.serviceOption(BrowserEngine)
@@ -111,9 +119,9 @@ export const make = Effect.gen(function* () {
       skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
     }
     // Plain HTTP unless the request needs the browser (the capability check let it through only with one).
-    const fetched =
+    const fetched: RenderedPage =
       Option.isSome(browser) && browserOptionOf(input) !== undefined
-        ? yield* browser.value.render({ ...request, waitForMs: input.waitFor })
+        ? yield* browser.value.render({ ...request, waitForMs: input.waitFor, screenshot: screenshotOf(input) })
         : yield* fetcher.fetch(request)
     if (!isTextual(fetched.contentType))
       return yield* new ScrapeError({
@@ -132,7 +140,7 @@ export const make = Effect.gen(function* () {
       fetched.status === 429 || fetched.status === 503
         ? retryAfterMs(fetched.headers["retry-after"], Date.now())
         : undefined
-    return { page, retryAfter }
+    return { page, retryAfter, screenshot: fetched.screenshot }
   })
 
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
@@ -165,7 +173,7 @@ export const make = Effect.gen(function* () {
         code: input.lockdown ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA",
         message: `No cached data is available for ${input.url}${input.minAge !== undefined ? ` that is at least ${input.minAge} ms old` : ""}.`,
       })
-    const { page, retryAfter } = yield* fetchPage(url, input)
+    const { page, retryAfter, screenshot } = yield* fetchPage(url, input)
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     // Error pages are not cached: a later visit should see the site recovered.
     if (
@@ -176,7 +184,8 @@ export const make = Effect.gen(function* () {
       page.statusCode !== 429
     )
       yield* cache.set(key, page)
-    const document = yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    const built = yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    const document = screenshot === undefined ? built : { ...built, screenshot }
     const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
     return outcome
   })

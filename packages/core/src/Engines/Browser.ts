@@ -7,15 +7,30 @@ import { Context, type Effect } from "effect"
 import type { ScrapeError } from "../Errors.js"
 import type { FetchedPage, FetchRequest } from "./Fetcher.js"
 
+export interface ScreenshotRequest {
+  /** The whole page rather than the viewport. */
+  readonly fullPage: boolean
+  /** JPEG at this quality (1–100); PNG without it. */
+  readonly quality?: number | undefined
+  /** The page is laid out at this size (default 1280 × 800). */
+  readonly viewport?: { readonly width: number; readonly height: number } | undefined
+}
+
 export interface RenderRequest extends FetchRequest {
   /** Extra time to wait after the page has loaded, in milliseconds (the scrape's `waitFor`). */
   readonly waitForMs: number
+  readonly screenshot?: ScreenshotRequest | undefined
+}
+
+export interface RenderedPage extends FetchedPage {
+  /** The screenshot asked for, as a `data:` URL. */
+  readonly screenshot?: string
 }
 
 export class BrowserEngine extends Context.Tag("@webdata/core/BrowserEngine")<
   BrowserEngine,
   {
     /** The page as the browser has it after loading and waiting: its DOM serialised as HTML, in `body`. */
-    readonly render: (request: RenderRequest) => Effect.Effect<FetchedPage, ScrapeError>
+    readonly render: (request: RenderRequest) => Effect.Effect<RenderedPage, ScrapeError>
   }
 >() {}

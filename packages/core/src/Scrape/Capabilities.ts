@@ -24,17 +24,27 @@ export const availableEngines: Effect.Effect<Engines> = Effect.map(Effect.servic
   browser: Option.isSome(browser),
 }))
 
+const WITHOUT_BROWSER = "this engine does not have (it comes with the @webdata/browser package and Chromium)."
+
+/** Formats only the browser engine produces. */
+const BROWSER_FORMATS: ReadonlySet<FormatType> = new Set(["screenshot"])
+
 /** Options only a browser can honour, and that make a scrape use it when there is one. */
-export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor">): string | undefined =>
-  options.waitFor > 0 ? "waitFor" : undefined
+export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor" | "formats">): string | undefined =>
+  options.formats.find((format) => BROWSER_FORMATS.has(format.type))?.type ??
+  (options.waitFor > 0 ? "waitFor" : undefined)
 
 /** The first option of the request this engine cannot honour, as a 400 error; undefined when all can be honoured. */
 export const unsupportedOption = (options: ScrapeOptions, engines: Engines): RequestError | undefined => {
-  const format = options.formats.find((f) => !SUPPORTED_FORMATS.has(f.type))
+  const format = options.formats.find(
+    (f) => !SUPPORTED_FORMATS.has(f.type) && !(engines.browser && BROWSER_FORMATS.has(f.type)),
+  )
   if (format !== undefined)
     return unsupported(
       "SCRAPE_UNSUPPORTED_FORMAT",
-      `The ${format.type} format is not supported yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
+      BROWSER_FORMATS.has(format.type)
+        ? `The ${format.type} format needs the browser engine, which ${WITHOUT_BROWSER}`
+        : `The ${format.type} format is not supported yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
     )
   if (options.actions !== undefined && options.actions.length > 0)
     return unsupported(
@@ -45,7 +55,7 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
   if (needsBrowser !== undefined && !engines.browser)
     return unsupported(
       "SCRAPE_BROWSER_REQUIRED",
-      `The \`${needsBrowser}\` option needs the browser engine, which this engine does not have (it comes with the @webdata/browser package and Chromium).`,
+      `The \`${needsBrowser}\` option needs the browser engine, which ${WITHOUT_BROWSER}`,
     )
   const browserOption = options.mobile
     ? "mobile"
