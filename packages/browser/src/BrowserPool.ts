@@ -37,6 +37,21 @@ const LAUNCH_ARGS = [
 
 const VIEWPORT = { width: 1280, height: 800 }
 
+/** After the load event, how long a page may keep changing its text (scripts that render late) before it is read. */
+const SETTLE_MAX_MS = 3000
+const SETTLE_POLL_MS = 100
+
+/** Waits until the page's text has not changed for three checks in a row, or until `deadline`. */
+const settle = async (page: Page, deadline: number) => {
+  let last = -1
+  for (let quiet = 0; quiet < 3 && Date.now() < deadline; ) {
+    const length = await page.evaluate(() => document.body?.innerText.length ?? 0).catch(() => -2)
+    quiet = length === last ? quiet + 1 : 0
+    last = length
+    await page.waitForTimeout(SETTLE_POLL_MS)
+  }
+}
+
 /** A browser process, how many pages it has been given and how many it has open. */
 interface Instance {
   readonly browser: Promise<Browser>
@@ -167,8 +182,11 @@ export const make = (options: BrowserOptions) =>
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
         await guardRequests(context, refused)
         const page = await context.newPage()
+        const started = Date.now()
         const response = await page.goto(request.url, { waitUntil: "load", timeout: request.timeoutMs })
         if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
+        // Within the scrape's budget, leaving a second for reading the page.
+        await settle(page, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)
         return {

@@ -45,6 +45,8 @@ const ARTICLE =
 
 const html = (body: string) => `<!doctype html><html><head><title>Page</title></head><body>${body}</body></html>`
 
+/** `path user-agent` of each request for the single-page app. */
+const agents: Array<string> = []
 let elsewhere: Listening & { readonly requests: Array<string> }
 let site: Listening
 beforeAll(async () => {
@@ -65,6 +67,14 @@ beforeAll(async () => {
             document.getElementById("app").innerHTML = "<article><h2>Tides</h2><p>${ARTICLE}</p></article>"
           }, 100)</script>`),
         )
+      if (req.url?.startsWith("/spa")) {
+        agents.push(`${req.url} ${req.headers["user-agent"]}`)
+        return void res.end(
+          html(`<div id="root"></div><script>setTimeout(() => {
+            document.getElementById("root").innerHTML = "<article><h2>Tides</h2><p>${ARTICLE}</p></article>"
+          }, 100)</script>`),
+        )
+      }
       if (req.url === "/tall")
         return void res.end(html(`<article><p>${ARTICLE}</p><div style="height: 3000px">tall</div></article>`))
       if (req.url === "/reaches-out")
@@ -106,6 +116,25 @@ describe("browser engine", () => {
       await webdata.close()
     }
     expect(await settledProcessCount()).toBe(0)
+  })
+
+  it("loads a JavaScript shell again in the browser without being asked, and that host's next pages at once", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true, worker: false, browser: layer({ executablePath }) })
+    try {
+      const first = await webdata.scrape(`${site.url}/spa`, { formats: ["markdown"] })
+      expect(first.markdown).toContain(ARTICLE)
+      const second = await webdata.scrape(`${site.url}/spa-next`, { formats: ["markdown"] })
+      expect(second.markdown).toContain(ARTICLE)
+      const browserAgent = (entry: string) => entry.includes("HeadlessChrome")
+      // The first page over HTTP, then in the browser; the host's next page straight in the browser.
+      expect(agents.map((entry) => [entry.split(" ")[0], browserAgent(entry)])).toEqual([
+        ["/spa", false],
+        ["/spa", true],
+        ["/spa-next", true],
+      ])
+    } finally {
+      await webdata.close()
+    }
   })
 
   it("takes screenshots: the viewport, the full page, a viewport of the caller's, JPEG at a quality", async () => {

@@ -5,10 +5,12 @@
  * request's `timeout`, and interruption aborts the in-flight fetch.
  */
 import { Context, Duration, Effect, Layer, Option } from "effect"
+import { LRUCache } from "lru-cache"
 import { v7 as uuidv7 } from "uuid"
 import { CacheScope, partitionOf } from "./Cache/CacheScope.js"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { decodeBody } from "./Content/Charset.js"
+import { looksClientRendered } from "./Content/ClientRendered.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
@@ -70,6 +72,11 @@ const invalidSelector = (input: ScrapeInput) =>
           findInvalidSelector("excludeTags", input.excludeTags ?? []),
       )
 
+/** How long a host whose pages JavaScript renders is sent to the browser without trying plain HTTP first. */
+const CLIENT_RENDERED_HOST_TTL_MS = 30 * 60_000
+
+const isHtml = (page: CachedPage) => page.contentType === undefined || /html/i.test(page.contentType)
+
 /** The screenshot format's settings, when it was asked for. */
 const screenshotOf = (input: ScrapeInput): ScreenshotRequest | undefined => {
   const format = input.formats.find((candidate) => candidate.type === "screenshot")
@@ -110,7 +117,11 @@ export const make = Effect.gen(function* () {
       )
   }
 
-  const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput) {
+  /** Hosts whose pages turned out to be rendered by JavaScript: their next pages go to the browser at once. */
+  const clientRenderedHosts = new LRUCache<string, true>({ max: 10_000, ttl: CLIENT_RENDERED_HOST_TTL_MS })
+  const hostOf = (url: string) => URL.parse(url)?.host ?? url
+
+  const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput, inBrowser: boolean) {
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     const request = {
       url,
@@ -118,9 +129,8 @@ export const make = Effect.gen(function* () {
       timeoutMs: input.timeout,
       skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
     }
-    // Plain HTTP unless the request needs the browser (the capability check let it through only with one).
     const fetched: RenderedPage =
-      Option.isSome(browser) && browserOptionOf(input) !== undefined
+      inBrowser && Option.isSome(browser)
         ? yield* browser.value.render({ ...request, waitForMs: input.waitFor, screenshot: screenshotOf(input) })
         : yield* fetcher.fetch(request)
     if (!isTextual(fetched.contentType))
@@ -140,7 +150,7 @@ export const make = Effect.gen(function* () {
       fetched.status === 429 || fetched.status === 503
         ? retryAfterMs(fetched.headers["retry-after"], Date.now())
         : undefined
-    return { page, retryAfter, screenshot: fetched.screenshot }
+    return { page, retryAfter, screenshot: fetched.screenshot, viaHttp: !(inBrowser && Option.isSome(browser)) }
   })
 
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
@@ -173,7 +183,19 @@ export const make = Effect.gen(function* () {
         code: input.lockdown ? "SCRAPE_LOCKDOWN_CACHE_MISS" : "SCRAPE_NO_CACHED_DATA",
         message: `No cached data is available for ${input.url}${input.minAge !== undefined ? ` that is at least ${input.minAge} ms old` : ""}.`,
       })
-    const { page, retryAfter, screenshot } = yield* fetchPage(url, input)
+    // Plain HTTP unless the request needs the browser (the capability check let it through only with one) or the
+    // host's pages are rendered by JavaScript; a page that turns out to be a JavaScript shell is loaded again in it.
+    const hasBrowser = Option.isSome(browser)
+    let fetched = yield* fetchPage(
+      url,
+      input,
+      hasBrowser && (browserOptionOf(input) !== undefined || clientRenderedHosts.has(hostOf(url))),
+    )
+    if (hasBrowser && fetched.viaHttp && isHtml(fetched.page) && looksClientRendered(fetched.page.body)) {
+      clientRenderedHosts.set(hostOf(url), true)
+      fetched = yield* fetchPage(url, input, true)
+    }
+    const { page, retryAfter, screenshot } = fetched
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     // Error pages are not cached: a later visit should see the site recovered.
     if (
