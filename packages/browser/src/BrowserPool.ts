@@ -4,7 +4,14 @@
  * and the process replaced after `pagesPerBrowser` pages (its memory grows with them) or when it dies. Every request
  * a page makes (the document, sub-resources, redirects, fetch/XHR) passes the same URL guard as plain HTTP.
  */
-import { BrowserEngine, type RenderedPage, type RenderRequest, ScrapeError, UrlGuard } from "@webdata/core"
+import {
+  type ActionResults,
+  BrowserEngine,
+  type RenderedPage,
+  type RenderRequest,
+  ScrapeError,
+  UrlGuard,
+} from "@webdata/core"
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core"
 import { findChromium } from "./Chromium.js"
@@ -36,6 +43,9 @@ const LAUNCH_ARGS = [
 ]
 
 const VIEWPORT = { width: 1280, height: 800 }
+
+/** The longest an action waits for its element (a `wait` for a selector, a click). */
+const ACTION_TIMEOUT_MS = 10_000
 
 /** After the load event, how long a page may keep changing its text (scripts that render late) before it is read. */
 const SETTLE_MAX_MS = 3000
@@ -75,6 +85,15 @@ const scrapeErrorOf = (error: unknown, url: string): ScrapeError => {
     return new ScrapeError({ reason: "Timeout", url, message: `The browser timed out loading ${url}: ${message}` })
   const reason = REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? "EngineFailed"
   return new ScrapeError({ reason, url, message: `The browser could not load ${url}: ${message}` })
+}
+
+/**
+ * An `executeJavascript` script as an expression when it is one (`document.title`), else as a function body
+ * (`el.click(); return el.textContent`); it runs in an async function, so `await` works in it.
+ */
+const scriptOf = (script: string): string => {
+  const single = script.trim().replace(/;\s*$/, "")
+  return /\breturn\b|;|\n/.test(single) ? `(async () => {\n${script}\n})()` : `(async () => (${single}))()`
 }
 
 const isHtml = (contentType: string | undefined) => contentType === undefined || /html|xml/i.test(contentType)
@@ -156,6 +175,7 @@ export const make = (options: BrowserOptions) =>
     const screenshotOf = async (page: Page, request: RenderRequest): Promise<string | undefined> => {
       const shot = request.screenshot
       if (shot === undefined) return undefined
+      if (shot.viewport !== undefined) await page.setViewportSize(shot.viewport)
       const type = shot.quality === undefined ? "png" : "jpeg"
       const bytes = await page.screenshot({
         type,
@@ -164,6 +184,90 @@ export const make = (options: BrowserOptions) =>
         timeout: request.timeoutMs,
       })
       return `data:image/${type};base64,${bytes.toString("base64")}`
+    }
+
+    /** Runs the actions in order; what they give, or an `ActionFailed` error naming the action. */
+    const runActions = async (page: Page, request: RenderRequest): Promise<ActionResults | undefined> => {
+      const actions = request.actions ?? []
+      if (actions.length === 0) return undefined
+      const results = {
+        screenshots: [] as string[],
+        scrapes: [] as Array<{ url: string; html: string }>,
+        javascriptReturns: [] as Array<{ type: string; value: unknown }>,
+        pdfs: [] as string[],
+      }
+      // An action waits for its element at most this long, so that a missing one fails as itself, within the scrape.
+      const timeout = Math.min(ACTION_TIMEOUT_MS, request.timeoutMs / 2)
+      for (const [index, action] of actions.entries()) {
+        try {
+          switch (action.type) {
+            case "wait":
+              if (action.selector !== undefined) await page.waitForSelector(action.selector, { timeout })
+              else await page.waitForTimeout(action.milliseconds ?? 0)
+              break
+            case "click": {
+              const targets = page.locator(action.selector)
+              if (!action.all) await targets.first().click({ timeout })
+              else {
+                const count = await targets.count()
+                if (count === 0) throw new Error("no element matches the selector")
+                for (let at = 0; at < count; at++) await targets.nth(at).click({ timeout })
+              }
+              break
+            }
+            case "write":
+              await page.keyboard.type(action.text)
+              break
+            case "press":
+              await page.keyboard.press(action.key)
+              break
+            case "scroll":
+              if (action.selector !== undefined)
+                await page.locator(action.selector).first().scrollIntoViewIfNeeded({ timeout })
+              else
+                await page.mouse.wheel(0, (action.direction === "up" ? -1 : 1) * (page.viewportSize()?.height ?? 800))
+              break
+            case "screenshot":
+              results.screenshots.push(
+                (await screenshotOf(page, {
+                  ...request,
+                  screenshot: {
+                    fullPage: action.fullPage ?? false,
+                    quality: action.quality,
+                    viewport: action.viewport,
+                  },
+                })) ?? "",
+              )
+              break
+            case "scrape":
+              results.scrapes.push({ url: page.url(), html: await page.content() })
+              break
+            case "executeJavascript": {
+              const value = await page.evaluate(scriptOf(action.script))
+              results.javascriptReturns.push({ type: value === null ? "null" : typeof value, value })
+              break
+            }
+            case "pdf": {
+              const bytes = await page.pdf({
+                ...(action.format !== undefined ? { format: action.format } : {}),
+                ...(action.landscape !== undefined ? { landscape: action.landscape } : {}),
+                ...(action.scale !== undefined ? { scale: action.scale } : {}),
+              })
+              results.pdfs.push(`data:application/pdf;base64,${bytes.toString("base64")}`)
+              break
+            }
+          }
+        } catch (error) {
+          const selector = "selector" in action && action.selector !== undefined ? ` on "${action.selector}"` : ""
+          const message = error instanceof Error ? error.message.split("\n")[0] : String(error)
+          throw new ScrapeError({
+            reason: "ActionFailed",
+            url: request.url,
+            message: `Action ${index} (${action.type}${selector}) failed: ${message}`,
+          })
+        }
+      }
+      return results
     }
 
     const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<RenderedPage> => {
@@ -187,6 +291,7 @@ export const make = (options: BrowserOptions) =>
         if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
         // Within the scrape's budget, leaving a second for reading the page.
         await settle(page, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
+        const actions = await runActions(page, request)
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)
         return {
@@ -194,6 +299,7 @@ export const make = (options: BrowserOptions) =>
           status: response?.status() ?? 200,
           ...document,
           ...(screenshot !== undefined ? { screenshot } : {}),
+          ...(actions !== undefined ? { actions } : {}),
         }
       } catch (error) {
         throw refused.error ?? scrapeErrorOf(error, request.url)

@@ -33,6 +33,7 @@ const scrapeStatus: Record<ScrapeError["reason"], readonly [number, string]> = {
   ResponseTooLarge: [500, "SCRAPE_RESPONSE_TOO_LARGE"],
   UnsupportedContent: [500, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
   NoCachedData: [404, "SCRAPE_NO_CACHED_DATA"],
+  ActionFailed: [500, "SCRAPE_ACTION_ERROR"],
   EngineFailed: [500, "SCRAPE_ALL_ENGINES_FAILED"],
 }
 

@@ -45,6 +45,8 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     "UnsupportedContent",
     /** `minAge` asked for a cached copy and there is none. */
     "NoCachedData",
+    /** A browser action failed (its selector matched nothing, its script threw, ...). */
+    "ActionFailed",
     /** Anything else that went wrong in an engine. */
     "EngineFailed",
   ),

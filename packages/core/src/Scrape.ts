@@ -131,7 +131,12 @@ export const make = Effect.gen(function* () {
     }
     const fetched: RenderedPage =
       inBrowser && Option.isSome(browser)
-        ? yield* browser.value.render({ ...request, waitForMs: input.waitFor, screenshot: screenshotOf(input) })
+        ? yield* browser.value.render({
+            ...request,
+            waitForMs: input.waitFor,
+            screenshot: screenshotOf(input),
+            actions: input.actions,
+          })
         : yield* fetcher.fetch(request)
     if (!isTextual(fetched.contentType))
       return yield* new ScrapeError({
@@ -150,7 +155,13 @@ export const make = Effect.gen(function* () {
       fetched.status === 429 || fetched.status === 503
         ? retryAfterMs(fetched.headers["retry-after"], Date.now())
         : undefined
-    return { page, retryAfter, screenshot: fetched.screenshot, viaHttp: !(inBrowser && Option.isSome(browser)) }
+    return {
+      page,
+      retryAfter,
+      screenshot: fetched.screenshot,
+      actions: fetched.actions,
+      viaHttp: !(inBrowser && Option.isSome(browser)),
+    }
   })
 
   const scrape = Effect.fn("Scrape.scrape")(function* (input: ScrapeInput) {
@@ -195,7 +206,7 @@ export const make = Effect.gen(function* () {
       clientRenderedHosts.set(hostOf(url), true)
       fetched = yield* fetchPage(url, input, true)
     }
-    const { page, retryAfter, screenshot } = fetched
+    const { page, retryAfter, screenshot, actions } = fetched
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     // Error pages are not cached: a later visit should see the site recovered.
     if (
@@ -207,7 +218,11 @@ export const make = Effect.gen(function* () {
     )
       yield* cache.set(key, page)
     const built = yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
-    const document = screenshot === undefined ? built : { ...built, screenshot }
+    const document = {
+      ...built,
+      ...(screenshot !== undefined ? { screenshot } : {}),
+      ...(actions !== undefined ? { actions } : {}),
+    }
     const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
     return outcome
   })

@@ -35,6 +35,15 @@ export const DocumentMetadata = Schema.Struct(
 ).annotations({ identifier: "DocumentMetadata" })
 export type DocumentMetadata = typeof DocumentMetadata.Type
 
+/** What the browser actions gave, each list in the order of its actions. */
+export const ActionResults = Schema.Struct({
+  screenshots: Schema.Array(Schema.String),
+  scrapes: Schema.Array(Schema.Struct({ url: Schema.String, html: Schema.String })),
+  javascriptReturns: Schema.Array(Schema.Struct({ type: Schema.String, value: Schema.Unknown })),
+  pdfs: Schema.Array(Schema.String),
+}).annotations({ identifier: "ActionResults" })
+export type ActionResults = typeof ActionResults.Type
+
 export const Document = Schema.Struct({
   markdown: Schema.optional(Schema.String),
   html: Schema.optional(Schema.String),
@@ -45,6 +54,7 @@ export const Document = Schema.Struct({
   summary: Schema.optional(Schema.String),
   json: Schema.optional(Schema.Unknown),
   warning: Schema.optional(Schema.String),
+  actions: Schema.optional(ActionResults),
   metadata: DocumentMetadata,
 }).annotations({ identifier: "Document" })
 
@@ -59,5 +69,6 @@ export interface Document {
   summary?: string
   json?: unknown
   warning?: string
+  actions?: ActionResults
   metadata: DocumentMetadata
 }

@@ -4,6 +4,8 @@
  * it answers the options that need it with a 400 (`Scrape/Capabilities.ts`).
  */
 import { Context, type Effect } from "effect"
+import type { Action } from "../Domain/Actions.js"
+import type { ActionResults } from "../Domain/Document.js"
 import type { ScrapeError } from "../Errors.js"
 import type { FetchedPage, FetchRequest } from "./Fetcher.js"
 
@@ -20,11 +22,15 @@ export interface RenderRequest extends FetchRequest {
   /** Extra time to wait after the page has loaded, in milliseconds (the scrape's `waitFor`). */
   readonly waitForMs: number
   readonly screenshot?: ScreenshotRequest | undefined
+  /** Run in order after `waitForMs`, before the page is read; a failing one fails the render (`ActionFailed`). */
+  readonly actions?: ReadonlyArray<Action> | undefined
 }
 
 export interface RenderedPage extends FetchedPage {
   /** The screenshot asked for, as a `data:` URL. */
   readonly screenshot?: string
+  /** What the actions gave, when there were actions. */
+  readonly actions?: ActionResults
 }
 
 export class BrowserEngine extends Context.Tag("@webdata/core/BrowserEngine")<

@@ -30,9 +30,13 @@ const WITHOUT_BROWSER = "this engine does not have (it comes with the @webdata/b
 const BROWSER_FORMATS: ReadonlySet<FormatType> = new Set(["screenshot"])
 
 /** Options only a browser can honour, and that make a scrape use it when there is one. */
-export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor" | "formats">): string | undefined =>
+export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor" | "formats" | "actions">): string | undefined =>
   options.formats.find((format) => BROWSER_FORMATS.has(format.type))?.type ??
-  (options.waitFor > 0 ? "waitFor" : undefined)
+  (options.actions !== undefined && options.actions.length > 0
+    ? "actions"
+    : options.waitFor > 0
+      ? "waitFor"
+      : undefined)
 
 /** The first option of the request this engine cannot honour, as a 400 error; undefined when all can be honoured. */
 export const unsupportedOption = (options: ScrapeOptions, engines: Engines): RequestError | undefined => {
@@ -46,10 +50,10 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
         ? `The ${format.type} format needs the browser engine, which ${WITHOUT_BROWSER}`
         : `The ${format.type} format is not supported yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
     )
-  if (options.actions !== undefined && options.actions.length > 0)
+  if (!engines.browser && options.actions !== undefined && options.actions.length > 0)
     return unsupported(
       "SCRAPE_ACTIONS_NOT_SUPPORTED",
-      "Actions are not supported yet: they need the browser engine, which is not available in this build. Remove `actions` to scrape over plain HTTP.",
+      `Actions need the browser engine, which ${WITHOUT_BROWSER} Remove \`actions\` to scrape over plain HTTP.`,
     )
   const needsBrowser = browserOptionOf(options)
   if (needsBrowser !== undefined && !engines.browser)

@@ -117,7 +117,7 @@ describe("job submission", () => {
     })
     expect(actions.status).toBe(400)
     expect(actions.body.code).toBe("SCRAPE_ACTIONS_NOT_SUPPORTED")
-    expect(actions.body.error).toContain("Actions are not supported")
+    expect(actions.body.error).toContain("Actions need the browser engine")
     expect((await call("GET", "/v2/crawl/active")).body.crawls).not.toContainEqual(
       expect.objectContaining({ url: "https://example.com/refused" }),
     )

@@ -1,0 +1,49 @@
+/** The official Firecrawl SDK scrapes with `actions` and `screenshot` through `serve()` with the browser engine. */
+import { createServer } from "node:http"
+import Firecrawl from "@mendable/firecrawl-js"
+import * as Browser from "@webdata/browser"
+import { Engine, ServerConfig } from "@webdata/core"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { type RunningServer, serve } from "../src/index.js"
+
+const executablePath = Browser.findChromium()
+if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
+
+let site: Listening
+let api: RunningServer
+beforeAll(async () => {
+  site = await listenOnLoopback(
+    createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/html" })
+      res.end(
+        `<html><head><title>Counter</title></head><body><p id="count">Clicked 0 times.</p>
+        <button onclick="document.getElementById('count').textContent = 'Clicked ' + (++window.n || (window.n = 1)) + ' times.'">Add</button></body></html>`,
+      )
+    }),
+  )
+  api = await serve({
+    port: 0,
+    engine: Engine.layer({ allowPrivateAddresses: true, browser: Browser.layer({ executablePath }) }),
+    serverConfig: ServerConfig.layer({ apiKeys: [] }),
+  })
+})
+afterAll(async () => {
+  await api?.close()
+  await site?.close()
+})
+
+it("scrapes with actions and a screenshot through the official SDK", async () => {
+  const client = new Firecrawl({ apiKey: "fc-unused", apiUrl: api.url })
+  const document = await client.scrape(site.url, {
+    formats: ["markdown", { type: "screenshot", fullPage: false }],
+    actions: [
+      { type: "click", selector: "button" },
+      { type: "click", selector: "button" },
+      { type: "executeJavascript", script: "document.title" },
+    ],
+  })
+  expect(document.markdown).toContain("Clicked 2 times.")
+  expect(document.screenshot?.startsWith("data:image/png;base64,")).toBe(true)
+  expect(document.actions?.javascriptReturns).toEqual([{ type: "string", value: "Counter" }])
+})
