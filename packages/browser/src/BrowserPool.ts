@@ -13,7 +13,7 @@ import {
   UrlGuard,
 } from "@webdata/core"
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from "playwright-core"
+import type { Browser, BrowserContext, Page, Response } from "playwright-core"
 import { findChromium } from "./Chromium.js"
 
 export interface BrowserOptions {
@@ -114,7 +114,10 @@ export const make = (options: BrowserOptions) =>
 
     const launch = (): Instance => {
       const instance: Instance = {
-        browser: chromium.launch({ executablePath: options.executablePath, args: LAUNCH_ARGS, headless: true }),
+        // playwright-core is loaded with the first browser: a server that never needs one does not pay for it.
+        browser: import("playwright-core").then(({ chromium }) =>
+          chromium.launch({ executablePath: options.executablePath, args: LAUNCH_ARGS, headless: true }),
+        ),
         given: 0,
         open: 0,
         retired: false,
