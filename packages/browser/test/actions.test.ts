@@ -1,8 +1,9 @@
 /** Firecrawl's browser actions in real Chromium, on fixture pages, through the Promise facade. */
 import { createServer } from "node:http"
-import { Webdata, WebdataError } from "@webdata/core"
+import { Webdata } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { failure } from "../../core/test/support/webdataFailure.js"
 import { findChromium, layer } from "../src/index.js"
 
 const executablePath = findChromium()
@@ -117,21 +118,17 @@ describe("actions", () => {
 
   it("fail with SCRAPE_ACTION_ERROR naming the action and its selector", async () => {
     const started = performance.now()
-    const error = await webdata
-      .scrape(`${site.url}/`, {
+    const error = await failure(
+      webdata.scrape(`${site.url}/`, {
         timeout: 6000,
         actions: [
           { type: "wait", milliseconds: 10 },
           { type: "click", selector: "#missing" },
         ],
-      })
-      .then(
-        () => undefined,
-        (failure: unknown) => failure,
-      )
-    expect(error).toBeInstanceOf(WebdataError)
-    expect((error as WebdataError).code).toBe("SCRAPE_ACTION_ERROR")
-    expect((error as WebdataError).message).toContain('Action 1 (click on "#missing")')
+      }),
+    )
+    expect(error.code).toBe("SCRAPE_ACTION_ERROR")
+    expect(error.message).toContain('Action 1 (click on "#missing")')
     expect(performance.now() - started).toBeLessThan(6000)
   })
 })

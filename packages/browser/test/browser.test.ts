@@ -6,9 +6,10 @@
 import { execFileSync } from "node:child_process"
 import { createServer, type RequestListener } from "node:http"
 import { setTimeout as sleep } from "node:timers/promises"
-import { Webdata, WebdataError } from "@webdata/core"
+import { Webdata } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { failure } from "../../core/test/support/webdataFailure.js"
 import { findChromium, layer } from "../src/index.js"
 
 const chromiumPath = findChromium()
@@ -90,16 +91,6 @@ afterAll(async () => {
   await site?.close()
   await elsewhere?.close()
 })
-
-const failure = async (work: Promise<unknown>): Promise<WebdataError> => {
-  try {
-    await work
-  } catch (error) {
-    if (error instanceof WebdataError) return error
-    throw error
-  }
-  throw new Error("expected a failure")
-}
 
 describe("browser engine", () => {
   it("renders a page written by JavaScript for waitFor, and starts no browser for a plain scrape", async () => {
