@@ -7,6 +7,6 @@ export {
   type CrawlWatchSource,
 } from "./crawlWatcher.js"
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
-export { type RunningServer, type ServeOptions, serve } from "./serve.js"
+export { engineFromEnvironment, type RunningServer, type ServeOptions, serve } from "./serve.js"
 export { storeLayerConfig } from "./store.js"
 export { type ExpressMiddlewareOptions, toExpressMiddleware, type WebHandlerFunction } from "./toExpressMiddleware.js"

@@ -44,8 +44,11 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
   return /^\d+$/.test(value) ? Number(value) : value
 }
 
-/** The engine from the environment, with the browser engine when a Chromium is found. */
-const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
+/**
+ * The engine configured from the environment (what `npm start`, `webdata serve` and `webdata worker` run): on the store
+ * `WEBDATA_STORE` names, with the browser engine when a Chromium is found.
+ */
+export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
   Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()))
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {

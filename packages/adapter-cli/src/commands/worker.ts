@@ -24,11 +24,10 @@ export const workerCommand = Command.make("worker", {}, () =>
     // and another worker takes them) and closes the store.
     yield* Effect.scoped(
       Effect.gen(function* () {
-        // The engine and the store load only for this command.
-        const [{ storeLayerConfig }, { Engine }] = yield* Effect.promise(() =>
-          Promise.all([import("@webdata/adapter-express"), import("@webdata/core")]),
-        )
-        yield* Layer.build(Engine.layerConfig(storeLayerConfig))
+        // The engine and the store load only for this command; with a Chromium found, pages that need the browser
+        // (waitFor, actions, screenshots) render here as they do in the API's own worker.
+        const { engineFromEnvironment } = yield* Effect.promise(() => import("@webdata/adapter-express"))
+        yield* Layer.build(engineFromEnvironment())
         yield* Console.error(`webdata worker running on ${store}; Ctrl-C to stop`)
         const signal = yield* waitForSignal(["SIGINT", "SIGTERM"])
         yield* Console.error(`webdata worker stopping (${signal})`)
