@@ -15,6 +15,7 @@ import {
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
 import type { Browser, BrowserContext, Page, Response } from "playwright-core"
 import { findChromium } from "./Chromium.js"
+import { emulationOf } from "./Emulation.js"
 
 export interface BrowserOptions {
   /** The Chromium to launch (`findChromium()` finds the system's). */
@@ -279,7 +280,9 @@ export const make = (options: BrowserOptions) =>
       const refused: { error?: ScrapeError } = {}
       try {
         context = await (await instance.browser).newContext({
-          viewport: request.screenshot?.viewport ?? VIEWPORT,
+          viewport: VIEWPORT,
+          ...emulationOf(request),
+          ...(request.screenshot?.viewport !== undefined ? { viewport: request.screenshot.viewport } : {}),
           ignoreHTTPSErrors: request.skipTlsVerification,
           extraHTTPHeaders: { ...request.headers },
           serviceWorkers: "block",

@@ -76,6 +76,16 @@ beforeAll(async () => {
           }, 100)</script>`),
         )
       }
+      if (req.url === "/whoami")
+        // A page made for phones (its viewport meta), reporting what it sees.
+        return void res.end(
+          html(`<p>Header ${req.headers["accept-language"]}.</p><p id="seen"></p><script>
+            document.getElementById("seen").textContent = "Language " + navigator.language + ", zone " +
+              Intl.DateTimeFormat().resolvedOptions().timeZone + ", width " + innerWidth + "."</script>`).replace(
+            "<head>",
+            `<head><meta name="viewport" content="width=device-width, initial-scale=1">`,
+          ),
+        )
       if (req.url === "/tall")
         return void res.end(html(`<article><p>${ARTICLE}</p><div style="height: 3000px">tall</div></article>`))
       if (req.url === "/reaches-out")
@@ -147,6 +157,28 @@ describe("browser engine", () => {
       expect(pngSize(bytes(small.screenshot, "png"))).toEqual({ width: 400, height: 300 })
       const jpeg = await webdata.scrape(`${site.url}/tall`, { formats: [{ type: "screenshot", quality: 50 }] })
       expect([...bytes(jpeg.screenshot, "jpeg").subarray(0, 2)]).toEqual([0xff, 0xd8])
+    } finally {
+      await webdata.close()
+    }
+  })
+
+  it("visits as a phone from a country: viewport, pixel ratio, locale, time zone and Accept-Language", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true, worker: false, browser: layer({ executablePath }) })
+    try {
+      const document = await webdata.scrape(`${site.url}/whoami`, {
+        formats: ["markdown", { type: "screenshot" }],
+        mobile: true,
+        location: { country: "de" },
+      })
+      expect(document.markdown).toContain("Header de-DE.")
+      expect(document.markdown).toContain("Language de-DE, zone Europe/Berlin, width 390.")
+      const png = Buffer.from(document.screenshot!.split(",")[1]!, "base64")
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([390 * 3, 844 * 3])
+      const languages = await webdata.scrape(`${site.url}/whoami`, {
+        location: { country: "ch", languages: ["fr-CH"] },
+      })
+      expect(languages.markdown).toContain("Header fr-CH.")
+      expect(languages.markdown).toContain("Language fr-CH, zone Europe/Zurich, width 1280.")
     } finally {
       await webdata.close()
     }

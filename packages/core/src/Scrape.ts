@@ -136,6 +136,8 @@ export const make = Effect.gen(function* () {
             waitForMs: input.waitFor,
             screenshot: screenshotOf(input),
             actions: input.actions,
+            mobile: input.mobile,
+            location: input.location,
           })
         : yield* fetcher.fetch(request)
     if (!isTextual(fetched.contentType))

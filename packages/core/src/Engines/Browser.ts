@@ -24,6 +24,12 @@ export interface RenderRequest extends FetchRequest {
   readonly screenshot?: ScreenshotRequest | undefined
   /** Run in order after `waitForMs`, before the page is read; a failing one fails the render (`ActionFailed`). */
   readonly actions?: ReadonlyArray<Action> | undefined
+  /** Emulate a phone: its viewport, pixel ratio, touch and user agent. */
+  readonly mobile?: boolean | undefined
+  /** The country the page should see the visit from (locale, time zone, `Accept-Language`) and its languages. */
+  readonly location?:
+    | { readonly country?: string | undefined; readonly languages?: ReadonlyArray<string> | undefined }
+    | undefined
 }
 
 export interface RenderedPage extends FetchedPage {

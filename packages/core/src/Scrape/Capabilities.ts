@@ -30,13 +30,19 @@ const WITHOUT_BROWSER = "this engine does not have (it comes with the @webdata/b
 const BROWSER_FORMATS: ReadonlySet<FormatType> = new Set(["screenshot"])
 
 /** Options only a browser can honour, and that make a scrape use it when there is one. */
-export const browserOptionOf = (options: Pick<ScrapeOptions, "waitFor" | "formats" | "actions">): string | undefined =>
+export const browserOptionOf = (
+  options: Pick<ScrapeOptions, "waitFor" | "formats" | "actions" | "mobile" | "location">,
+): string | undefined =>
   options.formats.find((format) => BROWSER_FORMATS.has(format.type))?.type ??
   (options.actions !== undefined && options.actions.length > 0
     ? "actions"
     : options.waitFor > 0
       ? "waitFor"
-      : undefined)
+      : options.mobile
+        ? "mobile"
+        : options.location !== undefined
+          ? "location"
+          : undefined)
 
 /** The first option of the request this engine cannot honour, as a 400 error; undefined when all can be honoured. */
 export const unsupportedOption = (options: ScrapeOptions, engines: Engines): RequestError | undefined => {
@@ -61,17 +67,10 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
       "SCRAPE_BROWSER_REQUIRED",
       `The \`${needsBrowser}\` option needs the browser engine, which ${WITHOUT_BROWSER}`,
     )
-  const browserOption = options.mobile
-    ? "mobile"
-    : options.location !== undefined
-      ? "location"
-      : options.profile !== undefined
-        ? "profile"
-        : undefined
-  if (browserOption !== undefined)
+  if (options.profile !== undefined)
     return unsupported(
       "SCRAPE_BROWSER_REQUIRED",
-      `The \`${browserOption}\` option needs browser features that are not available yet.`,
+      "The `profile` option needs browser sessions, which are not available yet.",
     )
   if (options.proxy === "stealth" || options.proxy === "enhanced")
     return unsupported(
