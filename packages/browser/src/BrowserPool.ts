@@ -149,21 +149,37 @@ export const make = (options: BrowserOptions) =>
       if (instance.retired && instance.open === 0) await closeBrowser(instance)
     }
 
-    /** Checks a request of the page against the URL guard; the main document's refusal is the scrape's error. */
+    /**
+     * Checks every request of the page against the URL guard; the main document's refusal is the scrape's error.
+     * Playwright does not route the hops of a redirect, so an allowed request is made from here without following
+     * redirects (`maxRedirects: 0`) and its answer handed to the browser: a redirect's target is then asked for anew
+     * and comes back through this check.
+     */
     const guardRequests = async (context: BrowserContext, refused: { error?: ScrapeError }) =>
       context.route("**/*", async (route) => {
         const request = route.request()
+        /** Whether the guard allows `url`; a refusal of the page's own document becomes the scrape's error. */
+        const allowed = async (url: string) => {
+          const exit = await runPromiseExit(guard.checkTarget(url))
+          if (Exit.isSuccess(exit)) return true
+          if (request.isNavigationRequest() && request.frame().parentFrame() === null && refused.error === undefined)
+            refused.error = Option.getOrElse(
+              Cause.failureOption(exit.cause),
+              () => new ScrapeError({ reason: "BlockedAddress", url, message: `The URL guard refused ${url}` }),
+            )
+          return false
+        }
         const url = request.url()
         // data: and blob: URLs never leave the browser.
         if (!/^https?:/i.test(url)) return route.continue()
-        const exit = await runPromiseExit(guard.checkTarget(url))
-        if (Exit.isSuccess(exit)) return route.continue()
-        if (request.isNavigationRequest() && request.frame().parentFrame() === null && refused.error === undefined)
-          refused.error = Option.getOrElse(
-            Cause.failureOption(exit.cause),
-            () => new ScrapeError({ reason: "BlockedAddress", url, message: `The URL guard refused ${url}` }),
-          )
-        return route.abort("blockedbyclient")
+        if (!(await allowed(url))) return route.abort("blockedbyclient")
+        const response = await route.fetch({ maxRedirects: 0 }).catch(() => undefined)
+        if (response === undefined) return route.abort("connectionfailed")
+        // A redirect's target is checked before the browser is told to go there (it does not route a navigation's hops).
+        const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined
+        const target = location === undefined ? undefined : URL.parse(location, url)?.href
+        if (target !== undefined && !(await allowed(target))) return route.abort("blockedbyclient")
+        return route.fulfill({ response })
       })
 
     const documentOf = async (response: Response | null, html: () => Promise<string>) => {

@@ -61,6 +61,11 @@ beforeAll(async () => {
   site = await listenOnLoopback(
     createServer((req, res) => {
       if (req.url === "/hang") return // never answers
+      // Redirects to the refused address: Playwright does not route redirect hops, the engine checks them itself.
+      if (req.url === "/redirect-out" || req.url === "/go-elsewhere") {
+        res.writeHead(302, { location: `${elsewhere.url}${req.url}` })
+        return void res.end()
+      }
       res.writeHead(200, { "content-type": "text/html" })
       if (req.url === "/js")
         return void res.end(
@@ -90,7 +95,7 @@ beforeAll(async () => {
         return void res.end(html(`<article><p>${ARTICLE}</p><div style="height: 3000px">tall</div></article>`))
       if (req.url === "/reaches-out")
         return void res.end(
-          html(`<article><p>${ARTICLE}</p><img src="${elsewhere.url}/pixel.png"></article>
+          html(`<article><p>${ARTICLE}</p><img src="${elsewhere.url}/pixel.png"><img src="/redirect-out"></article>
             <script>fetch("${elsewhere.url}/api").catch(() => {})</script>`),
         )
       res.end(html(`<article><p>${ARTICLE}</p></article>`))
@@ -184,7 +189,7 @@ describe("browser engine", () => {
     }
   })
 
-  it("checks every request of the page with the URL guard: a refused sub-resource is never fetched", async () => {
+  it("checks every request of the page and every redirect hop with the URL guard: nothing refused is fetched", async () => {
     // Only the site's address may be reached; 127.0.0.2 is refused like any other private address.
     const webdata = new Webdata({ allowedTargets: ["127.0.0.1/32"], worker: false, browser: layer({ executablePath }) })
     try {
@@ -193,6 +198,8 @@ describe("browser engine", () => {
       expect(elsewhere.requests).toEqual([])
       const refused = await failure(webdata.scrape(`${elsewhere.url}/`, { waitFor: 100 }))
       expect(refused.code).toBe("SCRAPE_BLOCKED_ADDRESS")
+      const redirected = await failure(webdata.scrape(`${site.url}/go-elsewhere`, { waitFor: 100 }))
+      expect(redirected.code).toBe("SCRAPE_BLOCKED_ADDRESS")
       expect(elsewhere.requests).toEqual([])
     } finally {
       await webdata.close()
