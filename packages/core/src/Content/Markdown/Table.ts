@@ -18,7 +18,7 @@ export const tableRows = (table: Element): Array<Array<Element>> => {
     let loose: Array<Element> = []
     for (const child of parent.children) {
       if (!isTag(child)) continue
-      if (child.name === "th" || child.name === "td") {
+      if (isCell(child)) {
         loose.push(child)
         continue
       }
