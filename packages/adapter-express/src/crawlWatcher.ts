@@ -7,6 +7,7 @@ import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { CrawlWatch } from "@webdata/core"
 import { type WebSocket, WebSocketServer } from "ws"
+import { claim, pass, register } from "./upgrades.js"
 
 export interface CrawlWatcherOptions {
   /** Where the API is mounted (`app.use("/api", router)` → `"/api"`). Default: the root. */
@@ -88,12 +89,8 @@ export const attachCrawlWatcher = (
   })
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const job = jobOf(request.url, prefix)
-    if (job === undefined) {
-      if (server.listenerCount("upgrade") > 1) return
-      socket.on("error", () => socket.destroy())
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n")
-      return
-    }
+    if (job === undefined) return pass(server, request, socket)
+    claim(request)
     wss.handleUpgrade(request, socket, head, (ws) => {
       const token = CrawlWatch.offeredToken({
         authorization: header(request.headers.authorization),
@@ -102,9 +99,11 @@ export const attachCrawlWatcher = (
       void stream(ws, source.watchJob(job.kind, job.id, token))
     })
   }
+  const unregister = register(server)
   server.on("upgrade", onUpgrade)
   return {
     close: () => {
+      unregister()
       server.off("upgrade", onUpgrade)
       for (const client of wss.clients) client.close(1001)
       wss.close()

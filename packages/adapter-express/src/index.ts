@@ -8,5 +8,11 @@ export {
 } from "./crawlWatcher.js"
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
 export { engineFromEnvironment, type RunningServer, type ServeOptions, serve } from "./serve.js"
+export {
+  attachSessionSockets,
+  type SessionSocketSource,
+  type SessionSockets,
+  type SessionSocketsOptions,
+} from "./sessionSockets.js"
 export { storeLayerConfig } from "./store.js"
 export { type ExpressMiddlewareOptions, toExpressMiddleware, type WebHandlerFunction } from "./toExpressMiddleware.js"

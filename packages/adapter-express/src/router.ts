@@ -25,6 +25,8 @@ export interface WebdataRouterOptions extends ExpressMiddlewareOptions {
 export interface WebdataRouter extends Router {
   /** The job watcher over the router's services, for `attachCrawlWatcher(server, router, { prefix })`. */
   readonly watchJob: WebHandler["watchJob"]
+  /** Interact sessions' sockets over the router's services, for `attachSessionSockets(server, router, { prefix })`. */
+  readonly openSessionSocket: WebHandler["openSessionSocket"]
   /** Releases the engine's resources (connections, caches). */
   readonly dispose: () => Promise<void>
 }
@@ -56,10 +58,10 @@ export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next)
 
 export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter => {
   const engine = options.engine ?? Engine.layer(options.engineOptions)
-  const { handler, watchJob, dispose } = makeWebHandler(
+  const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
     L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })),
   )
   const router = express.Router()
   router.use(toExpressMiddleware(handler, options))
-  return Object.assign(router, { watchJob, dispose })
+  return Object.assign(router, { watchJob, openSessionSocket, dispose })
 }

@@ -8,6 +8,7 @@ import express from "express"
 import { attachClientErrorEnvelope } from "./clientErrors.js"
 import { attachCrawlWatcher } from "./crawlWatcher.js"
 import { webdataErrorHandler } from "./router.js"
+import { attachSessionSockets } from "./sessionSockets.js"
 import { storeLayerConfig } from "./store.js"
 import { toExpressMiddleware } from "./toExpressMiddleware.js"
 
@@ -52,7 +53,7 @@ export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
   Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()))
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
-  const { handler, watchJob, dispose } = makeWebHandler(
+  const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
     Layer.merge(options.engine ?? engineFromEnvironment(), options.serverConfig ?? ServerConfig.layerConfig),
   )
   // The layers are built on the first request; one request now makes configuration errors fail at start and the
@@ -75,12 +76,14 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
   })
   attachClientErrorEnvelope(server)
   const watcher = attachCrawlWatcher(server, { watchJob })
+  const sessionSockets = attachSessionSockets(server, { openSessionSocket })
   const { port } = server.address() as AddressInfo
   return {
     server,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     close: async () => {
       watcher.close()
+      sessionSockets.close()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeIdleConnections()

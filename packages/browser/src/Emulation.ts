@@ -64,7 +64,7 @@ const COUNTRIES: Record<string, readonly [locale: string, timezone: string]> = {
 }
 
 /** The context options that emulate the request's device and location (Chromium sends the locale as Accept-Language). */
-export const emulationOf = (request: RenderRequest): BrowserContextOptions => {
+export const emulationOf = (request: Pick<RenderRequest, "mobile" | "location">): BrowserContextOptions => {
   const device = request.mobile ? PHONE : {}
   const location = request.location
   if (location === undefined) return device

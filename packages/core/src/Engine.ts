@@ -13,6 +13,7 @@ import * as CrawlModule from "./Crawl.js"
 import type { BrowserEngine } from "./Engines/Browser.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
+import * as InteractSessions from "./Interact/InteractSessions.js"
 import * as JobControl from "./Jobs/JobControl.js"
 import type { JobStore, StoreError } from "./Jobs/JobStore.js"
 import * as JobsConfig from "./Jobs/JobsConfig.js"
@@ -70,6 +71,8 @@ export interface EngineOptions {
    * options answer 400 `SCRAPE_BROWSER_REQUIRED`.
    */
   readonly browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>
+  /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
+  readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -81,6 +84,7 @@ export type EngineServices =
   | MapService
   | JobStore
   | UrlGuard.UrlGuard
+  | InteractSessions.InteractSessions
 
 /** What `assemble` needs from the host's settings. */
 interface Parts {
@@ -95,6 +99,7 @@ interface Parts {
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
   readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
   readonly heap: Layer.Layer<never>
+  readonly interact: Layer.Layer<InteractSessions.InteractConfig>
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
@@ -114,6 +119,7 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     BatchScrapeModule.layer,
     JobControl.layer,
     MapModule.layer,
+    InteractSessions.layer.pipe(Layer.provide(parts.interact)),
     ...(parts.worker !== undefined ? [parts.worker] : []),
   ).pipe(Layer.provideMerge(runner))
   // Before anything is built, so that the worker's and the services' fibers log through it (and decode with the
@@ -148,6 +154,7 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
     jobs: JobsConfig.layer(options.jobs ?? {}),
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
+    interact: InteractSessions.configLayer(options.interact),
   })
 
 /**
@@ -174,6 +181,7 @@ export const layerConfig = (
         jobs: JobsConfig.layerConfig,
         webhooks: Layer.orDie(Webhooks.layerConfig),
         heap: HeapGrowth.layerConfig,
+        interact: InteractSessions.configLayerConfig,
       })
     }).pipe(Effect.orDie),
   )

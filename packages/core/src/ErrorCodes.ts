@@ -19,6 +19,7 @@ const requestStatus: Record<RequestError["reason"], readonly [number, string]> =
   Forbidden: [403, "FORBIDDEN"],
   NotFound: [404, "NOT_FOUND"],
   Conflict: [409, "CONFLICT"],
+  Gone: [410, "GONE"],
   RateLimited: [429, "RATE_LIMITED"],
 }
 

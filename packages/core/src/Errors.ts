@@ -15,6 +15,8 @@ export class RequestError extends Schema.TaggedError<RequestError>()("RequestErr
     "Forbidden",
     "NotFound",
     "Conflict",
+    /** What the request names existed and has ended (a destroyed session). */
+    "Gone",
     "RateLimited",
   ),
   message: Schema.String,

@@ -457,6 +457,31 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         ),
       ),
 
+    getProfile: (owner, name) =>
+      orStoreError(
+        Effect.flatMap(
+          sql<{ readonly state: string }>`SELECT state FROM profiles WHERE owner = ${owner ?? ""} AND name = ${name}`,
+          Arr.match({
+            onEmpty: () => Effect.succeedNone,
+            onNonEmpty: ([row]) => Effect.asSome(decodeJson(row.state)),
+          }),
+        ),
+      ),
+
+    putProfile: (owner, name, state) =>
+      orStoreError(
+        Effect.flatMap(
+          encodeJson(state),
+          (json) =>
+            sql`INSERT OR REPLACE INTO profiles ${sql.insert({
+              owner: owner ?? "",
+              name,
+              state: json,
+              updated_at: Date.now(),
+            })}`,
+        ).pipe(Effect.asVoid),
+      ),
+
     cacheGet: (key) =>
       orStoreError(
         Effect.map(sql<CacheRow>`SELECT * FROM scrape_cache WHERE key = ${key}`, (rows) =>

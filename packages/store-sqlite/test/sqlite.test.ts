@@ -108,10 +108,13 @@ describe("SQLite store", () => {
 
       // WAL mode, and the schema migrated once however often the file is opened.
       const [mode, migrations] = yield* raw(filename, (sql) =>
-        Effect.all([sql<{ journal_mode: string }>`PRAGMA journal_mode`, sql`SELECT * FROM effect_sql_migrations`]),
+        Effect.all([
+          sql<{ journal_mode: string }>`PRAGMA journal_mode`,
+          sql<{ migration_id: number }>`SELECT migration_id FROM effect_sql_migrations`,
+        ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations).toHaveLength(1)
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2])
     }),
   )
 

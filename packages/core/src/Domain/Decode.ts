@@ -116,8 +116,8 @@ const nestedDeeperThan = (value: unknown, max: number): boolean => {
   return false
 }
 
-/** Decodes an unknown value strictly (unknown keys are errors), failing with a Firecrawl-shaped 400. */
-export const decodeStrict =
+const decodeWith =
+  (onExcessProperty: "error" | "ignore") =>
   <A, I>(schema: Schema.Schema<A, I, never>) =>
   (input: unknown): Effect.Effect<A, RequestError> =>
     nestedDeeperThan(input, MAX_NESTING)
@@ -128,6 +128,10 @@ export const decodeStrict =
             message: `The request nests objects or arrays more than ${MAX_NESTING} levels deep.`,
           }),
         )
-      : Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(input).pipe(
-          Effect.mapError(validationError),
-        )
+      : Schema.decodeUnknown(schema, { errors: "all", onExcessProperty })(input).pipe(Effect.mapError(validationError))
+
+/** Decodes an unknown value strictly (unknown keys are errors), failing with a Firecrawl-shaped 400. */
+export const decodeStrict = decodeWith("error")
+
+/** Like `decodeStrict` with unknown keys dropped: Firecrawl's non-strict bodies (`/v2/interact*`). */
+export const decodeLenient = decodeWith("ignore")

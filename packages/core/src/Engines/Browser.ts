@@ -39,10 +39,82 @@ export interface RenderedPage extends FetchedPage {
   readonly actions?: ActionResults
 }
 
+/** How a live session's browser starts. */
+export interface SessionSettings {
+  /** Cookies and storage to start with (what `LiveSession.storageState` gave before, from a saved profile). */
+  readonly storageState?: unknown
+  /** A page to open first (a scrape's page, for `POST /v2/scrape/{id}/interact`). */
+  readonly url?: string | undefined
+  readonly mobile?: boolean | undefined
+  readonly location?: RenderRequest["location"]
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** How long opening the first page may take. */
+  readonly timeoutMs: number
+}
+
+/** What a run of actions on a live session gave. */
+export interface SessionRun {
+  /** The page's URL after the actions. */
+  readonly url: string
+  readonly actions: ActionResults
+}
+
+/** How code run against a live session ended: Firecrawl's execute answer. */
+export interface CodeRun {
+  readonly stdout: string
+  readonly stderr: string
+  readonly exitCode: number | null
+  /** The code ran out of time and was stopped. */
+  readonly killed: boolean
+  /** What the code threw, when it threw. */
+  readonly error?: string | undefined
+}
+
+/** One frame of a live view: a JPEG of the page and the size it was taken at. */
+export interface LiveFrame {
+  readonly data: string
+  readonly width: number
+  readonly height: number
+}
+
+/** A viewer's input forwarded to a live session's page (coordinates in the frame's CSS pixels). */
+export type LiveInput =
+  | { readonly type: "click"; readonly x: number; readonly y: number }
+  | { readonly type: "scroll"; readonly x: number; readonly y: number; readonly deltaY: number }
+  | { readonly type: "key"; readonly key: string }
+  | { readonly type: "text"; readonly text: string }
+
+/** A browser kept open for one caller: a page they drive with actions, code, the DevTools protocol or a live view. */
+export interface LiveSession {
+  /**
+   * A WebSocket URL on the loopback interface speaking the Chrome DevTools Protocol for this session only (what
+   * `connectOverCDP` takes); hosts relay it to their callers behind their own authentication.
+   */
+  readonly cdpEndpoint: string
+  /** Opens `url` first when given, then runs the actions on the session's page. */
+  readonly run: (
+    actions: ReadonlyArray<Action>,
+    timeoutMs: number,
+    url?: string | undefined,
+  ) => Effect.Effect<SessionRun, ScrapeError>
+  /** Runs Node.js code with `page`, `context` and `browser` in scope, in a child process, for at most `timeoutMs`. */
+  readonly runCode: (code: string, timeoutMs: number) => Effect.Effect<CodeRun, ScrapeError>
+  /** Cookies and storage now, to save as a profile. */
+  readonly storageState: Effect.Effect<unknown, ScrapeError>
+  /** Sends frames of the page to `onFrame` until the returned effect stops it. */
+  readonly watch: (onFrame: (frame: LiveFrame) => void) => Effect.Effect<Effect.Effect<void>, ScrapeError>
+  readonly input: (event: LiveInput) => Effect.Effect<void, ScrapeError>
+  /** Succeeds when the browser has gone (closed, crashed or killed). */
+  readonly closed: Effect.Effect<void>
+  readonly close: Effect.Effect<void>
+}
+
 export class BrowserEngine extends Context.Tag("@webdata/core/BrowserEngine")<
   BrowserEngine,
   {
     /** The page as the browser has it after loading and waiting: its DOM serialised as HTML, in `body`. */
     readonly render: (request: RenderRequest) => Effect.Effect<RenderedPage, ScrapeError>
+    /** A browser of its own for one caller, open until closed (`InteractSessions` bounds its life). */
+    readonly openSession: (settings: SessionSettings) => Effect.Effect<LiveSession, ScrapeError>
   }
 >() {}

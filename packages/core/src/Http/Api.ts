@@ -331,6 +331,151 @@ const mapGroup = HttpApiGroup.make("map")
   )
   .middleware(Authorization)
 
+export const SessionResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  id: Schema.String,
+  /** The session's Chrome DevTools Protocol WebSocket (for `chromium.connectOverCDP`); its token is in the URL. */
+  cdpUrl: Schema.String,
+  liveViewUrl: Schema.String,
+  interactiveLiveViewUrl: Schema.String,
+  expiresAt: Schema.String,
+}).annotations({ identifier: "SessionResponse" })
+
+export const SessionListResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  sessions: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      status: Schema.Literal("active", "destroyed"),
+      cdpUrl: Schema.String,
+      liveViewUrl: Schema.String,
+      interactiveLiveViewUrl: Schema.String,
+      streamWebView: Schema.Boolean,
+      createdAt: Schema.String,
+      lastActivity: Schema.String,
+      expiresAt: Schema.String,
+    }),
+  ),
+}).annotations({ identifier: "SessionListResponse" })
+
+export const ExecuteResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  stdout: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Alias of `stdout`. */
+  result: Schema.optional(Schema.NullOr(Schema.String)),
+  stderr: Schema.optional(Schema.NullOr(Schema.String)),
+  exitCode: Schema.optional(Schema.NullOr(Schema.Int)),
+  killed: Schema.optional(Schema.Boolean),
+  error: Schema.optional(Schema.NullOr(Schema.String)),
+  /** With `actions`: the page's URL after them, and what they gave. */
+  url: Schema.optional(Schema.String),
+  actions: Schema.optional(Schema.Unknown),
+}).annotations({ identifier: "ExecuteResponse" })
+
+export const ScrapeInteractResponse = Schema.Struct({
+  ...ExecuteResponse.fields,
+  sessionId: Schema.String,
+  cdpUrl: Schema.String,
+  liveViewUrl: Schema.String,
+  interactiveLiveViewUrl: Schema.String,
+}).annotations({ identifier: "ScrapeInteractResponse" })
+
+export const SessionDeletedResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  sessionDurationMs: Schema.Int,
+  creditsBilled: Schema.Number,
+}).annotations({ identifier: "SessionDeletedResponse" })
+
+const SessionId = Schema.Struct({ id: Schema.String })
+const sessionNotFound = errorBody(404, "Unknown session, or another key's")
+const sessionGone = errorBody(410, "The session has ended")
+const needsBrowserEngine = errorBody(400, "A bad body, or this server has no browser engine (SCRAPE_BROWSER_REQUIRED)")
+
+/** Firecrawl serves its session routes under `/v2/interact` and, for older clients, `/v2/browser`. */
+const sessionEndpoints = <Prefix extends "interact" | "browser">(prefix: Prefix) =>
+  [
+    HttpApiEndpoint.post(`${prefix}Create`, `/v2/${prefix}`)
+      .addSuccess(SessionResponse)
+      .addError(needsBrowserEngine)
+      .addError(errorBody(409, "The profile is in use by another session that saves changes"))
+      .addError(errorBody(429, "Too many active browser sessions"))
+      .annotate(OpenApi.Summary, "Open a browser session"),
+    HttpApiEndpoint.get(`${prefix}List`, `/v2/${prefix}`)
+      .setUrlParams(Schema.Struct({ status: Schema.optional(Schema.String) }))
+      .addSuccess(SessionListResponse)
+      .annotate(OpenApi.Summary, "The caller's browser sessions"),
+    HttpApiEndpoint.get(`${prefix}Get`, `/v2/${prefix}/:id`)
+      .setPath(SessionId)
+      .addSuccess(SessionListResponse.fields.sessions.value)
+      .addError(sessionNotFound)
+      .annotate(OpenApi.Summary, "A browser session"),
+    HttpApiEndpoint.del(`${prefix}Delete`, `/v2/${prefix}/:id`)
+      .setPath(SessionId)
+      .addSuccess(SessionDeletedResponse)
+      .addError(sessionNotFound)
+      .addError(sessionGone)
+      .annotate(OpenApi.Summary, "End a browser session (its profile is saved when it saves changes)"),
+    HttpApiEndpoint.post(`${prefix}Execute`, `/v2/${prefix}/:id/execute`)
+      .setPath(SessionId)
+      .addSuccess(ExecuteResponse)
+      .addError(errorBody(400, "A bad body, or a language other than node"))
+      .addError(errorBody(403, "Code is turned off on this server (WEBDATA_INTERACT_ALLOW_CODE)"))
+      .addError(sessionNotFound)
+      .addError(sessionGone)
+      .addError(errorBody(500, "An action failed (SCRAPE_ACTION_ERROR)"))
+      .annotate(OpenApi.Summary, "Run actions or Node.js code in a browser session")
+      .annotate(
+        OpenApi.Description,
+        "`actions` (the scrape's action list) always; `code` with `language: node` only where the operator allows it: it runs in a child process with `page`, `context` and `browser` in scope, and its console output is `stdout`.",
+      ),
+  ] as const
+
+const [interactCreate, interactList, interactGet, interactDelete, interactExecute] = sessionEndpoints("interact")
+const [browserCreate, browserList, browserGet, browserDelete, browserExecute] = sessionEndpoints("browser")
+
+const interactGroup = HttpApiGroup.make("interact")
+  .add(interactCreate)
+  .add(interactList)
+  .add(interactGet)
+  .add(interactDelete)
+  .add(interactExecute)
+  .add(browserCreate)
+  .add(browserList)
+  .add(browserGet)
+  .add(browserDelete)
+  .add(browserExecute)
+  .add(
+    HttpApiEndpoint.post("scrapeInteract", "/v2/scrape/:id/interact")
+      .setPath(SessionId)
+      .addSuccess(ScrapeInteractResponse)
+      .addError(errorBody(400, "A bad body or job id"))
+      .addError(errorBody(404, "Unknown scrape, expired, or another key's"))
+      .addError(errorBody(409, "The scrape kept nothing to continue from (zero data retention)"))
+      .annotate(OpenApi.Summary, "Continue a scrape's page in a browser session")
+      .annotate(
+        OpenApi.Description,
+        "Opens (once) a session on the scrape's final URL with its emulation, then runs the actions or code like execute.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.del("scrapeInteractStop", "/v2/scrape/:id/interact")
+      .setPath(SessionId)
+      .addSuccess(SessionDeletedResponse)
+      .addError(errorBody(404, "No session continues this scrape"))
+      .annotate(OpenApi.Summary, "End the session that continues a scrape"),
+  )
+  .middleware(Authorization)
+
+/** Pages opened by URL (a token in the query instead of a key): the live view of a session. */
+const liveGroup = HttpApiGroup.make("live").add(
+  HttpApiEndpoint.get("liveView", "/v2/interact/:id/live")
+    .setPath(SessionId)
+    .setUrlParams(Schema.Struct({ token: Schema.optional(Schema.String) }))
+    .addSuccess(Schema.String)
+    .addError(errorBody(404, "Unknown session or token"))
+    .annotate(OpenApi.Summary, "A page showing the session live (the interactive URL's token also forwards input)"),
+)
+
 export const HealthResponse = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
@@ -352,6 +497,8 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(crawlGroup)
   .add(batchGroup)
   .add(mapGroup)
+  .add(interactGroup)
+  .add(liveGroup)
   .annotate(OpenApi.Title, "webdata API")
   .annotate(OpenApi.Version, "2.0.0")
   .annotate(

@@ -12,6 +12,7 @@ import { Scrape } from "../Scrape.js"
 import { VERSION } from "../Version.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
+import { InteractHandlers, LiveHandlers } from "./InteractHandlers.js"
 import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
@@ -74,4 +75,12 @@ export const MapHandlers = HttpApiBuilder.group(WebdataApi, "map", (handlers) =>
   ),
 )
 
-export const layer = Layer.mergeAll(ScrapeHandlers, MetaHandlers, CrawlHandlers, BatchHandlers, MapHandlers)
+export const layer = Layer.mergeAll(
+  ScrapeHandlers,
+  MetaHandlers,
+  CrawlHandlers,
+  BatchHandlers,
+  MapHandlers,
+  InteractHandlers,
+  LiveHandlers,
+)

@@ -13,6 +13,8 @@ import {
 } from "@effect/platform"
 import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
 import type { EngineServices } from "../Engine.js"
+import type { LiveFrame, LiveInput } from "../Engines/Browser.js"
+import { InteractSessions } from "../Interact/InteractSessions.js"
 import { intranetPolicy } from "../Net/UrlGuard.js"
 import * as Logging from "../Process/Logging.js"
 import { Unauthorized, WebdataApi } from "./Api.js"
@@ -32,8 +34,28 @@ export interface WebHandler {
    * when the client goes away.
    */
   readonly watchJob: (kind: WatchedKind, id: string, token: string | undefined) => AsyncIterable<WatchEvent>
+  /**
+   * The session a socket under `/v2/interact/{id}/` may use with the token in its URL (`cdp` needs the control
+   * token; `view` shows frames to either and takes input only with the control token); undefined when none.
+   */
+  readonly openSessionSocket: (id: string, token: string) => Promise<SessionSocket | undefined>
   /** Releases the services (worker, store connections): on shutdown, after the host stopped taking requests. */
   readonly dispose: () => Promise<void>
+}
+
+/** A session as its sockets use it, in Promises for the host. */
+export interface SessionSocket {
+  /** Whether the token lets the socket drive the page (DevTools protocol, live input). */
+  readonly control: boolean
+  /** The session's DevTools WebSocket on the loopback interface, to relay to the caller. */
+  readonly cdpEndpoint: string
+  /** Sends frames of the page to `onFrame`; the returned function stops them. */
+  readonly watch: (onFrame: (frame: LiveFrame) => void) => Promise<() => Promise<void>>
+  readonly input: (event: LiveInput) => Promise<void>
+  /** Resolves when the session's browser has gone. */
+  readonly closed: Promise<void>
+  /** Counts as activity on the session. */
+  readonly touch: () => void
 }
 
 /** A path the contract knows with a method it does not offer: 405 with `Allow`; anything else: 404. */
@@ -96,6 +118,24 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
       Stream.toAsyncIterable(
         Stream.unwrap(Effect.map(context, (built) => Stream.provideContext(watch(kind, id, token), built))),
       ),
+    openSessionSocket: async (id, token) => {
+      const exit = await runtime.runPromiseExit(
+        Effect.flatMap(InteractSessions, (sessions) => sessions.access(id, token)),
+      )
+      if (exit._tag === "Failure") return undefined
+      const { live, control, touch } = exit.value
+      return {
+        control,
+        cdpEndpoint: live.cdpEndpoint,
+        watch: async (onFrame) => {
+          const stop = await Effect.runPromise(live.watch(onFrame))
+          return () => Effect.runPromise(stop)
+        },
+        input: (event) => Effect.runPromise(live.input(event)),
+        closed: Effect.runPromise(live.closed),
+        touch: () => Effect.runSync(touch),
+      }
+    },
     dispose: async () => {
       await web.dispose()
       await runtime.dispose()

@@ -296,6 +296,13 @@ export interface JobStoreShape {
   /** The stored scrape; readable until `purgeExpired` deletes it (compare `expiresAt`). */
   readonly getScrape: (id: string) => Effect.Effect<Option.Option<StoredScrape>, StoreError>
 
+  /**
+   * The browser profile `name` of `owner` (cookies and storage an interact session saved), or none. Profiles never
+   * expire; `putProfile` replaces one.
+   */
+  readonly getProfile: (owner: string | null, name: string) => Effect.Effect<Option.Option<unknown>, StoreError>
+  readonly putProfile: (owner: string | null, name: string, state: unknown) => Effect.Effect<void, StoreError>
+
   readonly cacheGet: (key: string) => Effect.Effect<Option.Option<CachedPage>, StoreError>
   /** Stores (or replaces) the page under `key`. */
   readonly cacheSet: (key: string, page: CachedPage) => Effect.Effect<void, StoreError>

@@ -115,6 +115,9 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     maxSize: options.cacheMaxBytes ?? 256 * 1024 * 1024,
     sizeCalculation: (page) => Math.max(1, page.body.length * 2),
   })
+  /** Browser profiles by owner and name, as JSON. */
+  const profiles = new Map<string, string>()
+  const profileKey = (owner: string | null, name: string) => `${owner ?? ""}\u0000${name}`
   let nextSeq = 0
   let nextTurn = 0
 
@@ -468,6 +471,17 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
           expiresAt,
         })),
       ),
+
+    getProfile: (owner, name) =>
+      Effect.sync(() => {
+        const json = profiles.get(profileKey(owner, name))
+        return Option.map(Option.fromNullable(json), (text) => JSON.parse(text) as unknown)
+      }),
+
+    putProfile: (owner, name, state) =>
+      Effect.map(encodeJson(state), (json) => {
+        profiles.set(profileKey(owner, name), json)
+      }),
 
     cacheGet: (key) => Effect.sync(() => Option.fromNullable(cache.get(key))),
     cacheSet: (key, page) =>

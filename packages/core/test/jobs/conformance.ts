@@ -730,6 +730,24 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("keeps browser profiles by owner and name", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const state = { cookies: [{ name: "seen", value: "1" }], origins: [] }
+            expect(yield* store.getProfile("key-a", "shop")).toEqual(Option.none())
+            yield* store.putProfile("key-a", "shop", state)
+            yield* store.putProfile(null, "shop", { cookies: [] })
+            expect(yield* store.getProfile("key-a", "shop")).toEqual(Option.some(state))
+            expect(yield* store.getProfile("key-b", "shop")).toEqual(Option.none())
+            expect(yield* store.getProfile(null, "shop")).toEqual(Option.some({ cookies: [] }))
+            yield* store.putProfile("key-a", "shop", { cookies: [], origins: [{ origin: "x" }] })
+            expect(yield* store.getProfile("key-a", "shop")).toEqual(
+              Option.some({ cookies: [], origins: [{ origin: "x" }] }),
+            )
+          }),
+        ),
+      )
+
       it.effect("caches pages, also behind the ScrapeCache port", () =>
         withStore((store) =>
           Effect.gen(function* () {

@@ -1,5 +1,6 @@
 /** The schema migrations, in order; applied by `@effect/sql`'s Migrator when a store opens. */
 import * as Migrator from "@effect/sql/Migrator"
 import initial from "./0001_initial.js"
+import profiles from "./0002_profiles.js"
 
-export const loader = Migrator.fromRecord({ "0001_initial": initial })
+export const loader = Migrator.fromRecord({ "0001_initial": initial, "0002_profiles": profiles })

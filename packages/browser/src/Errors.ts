@@ -1,0 +1,19 @@
+/** Playwright's failures as scrape errors, by what Chromium's network error says. */
+import { ScrapeError } from "@webdata/core"
+
+const REASONS: ReadonlyArray<readonly [RegExp, ScrapeError["reason"]]> = [
+  [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, "DnsResolution"],
+  [/ERR_CONNECTION_(REFUSED|RESET|CLOSED|FAILED)|ERR_EMPTY_RESPONSE|ERR_ADDRESS_UNREACHABLE/, "Connection"],
+  [/ERR_CERT_|ERR_SSL_/, "Tls"],
+  [/ERR_TOO_MANY_REDIRECTS/, "TooManyRedirects"],
+]
+
+/** A Playwright failure as a scrape error. */
+export const scrapeErrorOf = (error: unknown, url: string): ScrapeError => {
+  if (error instanceof ScrapeError) return error
+  const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
+  if (error instanceof Error && error.name === "TimeoutError")
+    return new ScrapeError({ reason: "Timeout", url, message: `The browser timed out loading ${url}: ${message}` })
+  const reason = REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? "EngineFailed"
+  return new ScrapeError({ reason, url, message: `The browser could not load ${url}: ${message}` })
+}

@@ -1,0 +1,91 @@
+/**
+ * The Chromium processes: one at a time, launched on first need, replaced after `pagesPerBrowser` pages (its memory
+ * grows with them) or when it dies. A retired process closes when its last page does.
+ */
+import type { Browser } from "playwright-core"
+
+/**
+ * Flags for a server: no sandbox (it needs user namespaces, which containers and root users lack), no /dev/shm (small
+ * in containers), no GPU, and nothing that calls home (updates, sync, crash reports, background networking).
+ */
+export const LAUNCH_ARGS = [
+  "--no-sandbox",
+  "--disable-dev-shm-usage",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-default-apps",
+  "--disable-sync",
+  "--disable-breakpad",
+  "--no-first-run",
+  "--mute-audio",
+]
+
+/** A browser process, how many pages it has been given and how many it has open. */
+export interface Instance {
+  readonly browser: Promise<Browser>
+  given: number
+  open: number
+  retired: boolean
+}
+
+export interface Processes {
+  /** The current process (launched if need be), counted as having one more page open. */
+  readonly acquire: () => Instance
+  /** One page of `instance` closed; a retired process closes with its last page. */
+  readonly release: (instance: Instance) => Promise<void>
+  /** Closes the current process. */
+  readonly close: () => Promise<void>
+}
+
+const closeBrowser = (instance: Instance) =>
+  instance.browser.then(
+    (browser) => browser.close(),
+    () => undefined,
+  )
+
+export const makeProcesses = (executablePath: string, pagesPerBrowser: number): Processes => {
+  let current: Instance | undefined
+
+  const launch = (): Instance => {
+    const instance: Instance = {
+      // playwright-core is loaded with the first browser: a server that never needs one does not pay for it.
+      browser: import("playwright-core").then(({ chromium }) =>
+        chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true }),
+      ),
+      given: 0,
+      open: 0,
+      retired: false,
+    }
+    // A crashed or killed browser is replaced by the next page.
+    instance.browser.then(
+      (browser) =>
+        browser.on("disconnected", () => {
+          if (current === instance) current = undefined
+        }),
+      () => {
+        if (current === instance) current = undefined
+      },
+    )
+    return instance
+  }
+
+  return {
+    acquire: () => {
+      if (current === undefined || current.retired) current = launch()
+      const instance = current
+      instance.open++
+      if (++instance.given >= pagesPerBrowser) instance.retired = true
+      return instance
+    },
+    release: async (instance) => {
+      instance.open--
+      if (instance.retired && instance.open === 0) await closeBrowser(instance)
+    },
+    close: async () => {
+      const instance = current
+      current = undefined
+      if (instance !== undefined) await closeBrowser(instance)
+    },
+  }
+}
