@@ -9,6 +9,7 @@ import { layer as browserLayer, findChromium } from "@webdata/browser"
 import { Engine, type EngineOptions, ServerConfig } from "@webdata/core"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sessionProcesses, sessionProcessesSettled } from "../../browser/test/support/sessionProcesses.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/serve.js"
 
@@ -286,10 +287,13 @@ describe("interact sessions with code allowed", () => {
     }
   })
 
-  it("end a session that has not been used for its activityTtl", async () => {
+  it("end a session that has not been used for its activityTtl, and its browser with it", async () => {
+    const before = sessionProcesses()
     const session = await open(server, { activityTtl: 10 })
+    expect(sessionProcesses()).toBeGreaterThan(before)
     await sleep(11_500)
     expect((await call(server, "GET", `/v2/interact/${session.id}`)).body.status).toBe("destroyed")
+    expect(await sessionProcessesSettled(before)).toBe(before)
     await expect(chromium.connectOverCDP(session.cdpUrl, { timeout: 2000 })).rejects.toThrow()
   }, 20_000)
 })

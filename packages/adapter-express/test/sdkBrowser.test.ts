@@ -1,4 +1,7 @@
-/** The official Firecrawl SDK scrapes with `actions` and `screenshot` through `serve()` with the browser engine. */
+/**
+ * The official Firecrawl SDK through `serve()` with the browser engine: scrapes with `actions` and `screenshot`, and
+ * its interact methods (sessions under `/v2/browser`, a scrape continued with `interact`).
+ */
 import { createServer } from "node:http"
 import Firecrawl from "@mendable/firecrawl-js"
 import * as Browser from "@webdata/browser"
@@ -24,7 +27,11 @@ beforeAll(async () => {
   )
   api = await serve({
     port: 0,
-    engine: Engine.layer({ allowPrivateAddresses: true, browser: Browser.layer({ executablePath }) }),
+    engine: Engine.layer({
+      allowPrivateAddresses: true,
+      browser: Browser.layer({ executablePath }),
+      interact: { allowCode: true },
+    }),
     serverConfig: ServerConfig.layer({ apiKeys: [] }),
   })
 })
@@ -46,4 +53,35 @@ it("scrapes with actions and a screenshot through the official SDK", async () =>
   expect(document.markdown).toContain("Clicked 2 times.")
   expect(document.screenshot?.startsWith("data:image/png;base64,")).toBe(true)
   expect(document.actions?.javascriptReturns).toEqual([{ type: "string", value: "Counter" }])
+})
+
+it("opens, lists, drives and deletes browser sessions through the official SDK", async () => {
+  const client = new Firecrawl({ apiKey: "fc-unused", apiUrl: api.url })
+  const session = await client.browser({ ttl: 120, profile: { name: "sdk" } })
+  expect(session.success).toBe(true)
+  expect(session.cdpUrl).toMatch(/^ws:/)
+  const run = await client.browserExecute(session.id!, {
+    code: `await page.goto(${JSON.stringify(site.url)}); await page.click("button"); return await page.textContent("#count")`,
+    language: "node",
+  })
+  expect(run.stdout).toBe("Clicked 1 times.\n")
+  expect(run.exitCode).toBe(0)
+  const listed = await client.listBrowsers({ status: "active" })
+  expect(listed.sessions?.map((entry) => entry.id)).toContain(session.id)
+  const deleted = await client.deleteBrowser(session.id!)
+  expect(deleted.success).toBe(true)
+  expect((await client.listBrowsers({ status: "active" })).sessions?.map((entry) => entry.id)).not.toContain(session.id)
+})
+
+it("continues a scrape with interact and stops it through the official SDK", async () => {
+  const client = new Firecrawl({ apiKey: "fc-unused", apiUrl: api.url })
+  const document = await client.scrape(site.url, { formats: ["markdown"] })
+  const jobId = document.metadata?.scrapeId as string
+  const run = await client.interact(jobId, {
+    code: `await page.click("button"); return await page.textContent("#count")`,
+  })
+  expect(run.stdout).toBe("Clicked 1 times.\n")
+  expect(run.success).toBe(true)
+  const stopped = await client.stopInteraction(jobId)
+  expect(stopped.success).toBe(true)
 })

@@ -30,3 +30,4 @@ export {
   WebdataError,
   type WebdataOptions,
 } from "./Webdata.js"
+export { type ExecuteInput, type InteractOptions, WebdataSession } from "./WebdataSession.js"

@@ -16,10 +16,13 @@ import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.j
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
 import type { EngineError } from "./Errors.js"
+import { CreateSessionRequest } from "./Interact/InteractRequest.js"
+import { InteractSessions } from "./Interact/InteractSessions.js"
 import { JobControl, reportedTotal } from "./Jobs/JobControl.js"
 import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.js"
 import { type MapResult, MapService } from "./Map.js"
 import { Scrape } from "./Scrape.js"
+import { type InteractOptions, type Runner, WebdataSession } from "./WebdataSession.js"
 
 /** A failed engine call: `code` is the API's error code (`SCRAPE_TIMEOUT`, `BAD_REQUEST`, ...). */
 export class WebdataError extends Error {
@@ -92,6 +95,24 @@ export class Webdata {
     const failure = Cause.failureOption(exit.cause)
     if (Option.isSome(failure) && failure.value._tag !== "StoreError") throw new WebdataError(failure.value)
     throw Cause.squash(exit.cause)
+  }
+
+  /**
+   * Opens a browser session (it needs the `browser` option): drive it with `execute`, read it with `scrape`, end it
+   * with `close` or `await using session = await webdata.interact()`.
+   */
+  async interact(options: InteractOptions = {}): Promise<WebdataSession> {
+    const run: Runner = (effect) => this.#run(effect)
+    const { info, cdpUrl } = await this.#run(
+      Effect.gen(function* () {
+        const request = yield* decodeStrict(CreateSessionRequest)(options)
+        const sessions = yield* InteractSessions
+        const info = yield* sessions.open({ ...request, owner: null })
+        const access = yield* sessions.access(info.id, info.controlToken)
+        return { info, cdpUrl: access.live.cdpEndpoint }
+      }),
+    )
+    return new WebdataSession(info.id, cdpUrl, new Date(info.expiresAt), run)
   }
 
   /** Scrapes one URL. Options are the v2 scrape options (`formats`, `onlyMainContent`, `timeout`, ...). */
