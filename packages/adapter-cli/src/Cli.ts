@@ -13,6 +13,7 @@ import { crawlCommand } from "./commands/crawl.js"
 import { mapCommand } from "./commands/map.js"
 import { scrapeCommand } from "./commands/scrape.js"
 import { serveCommand } from "./commands/serve.js"
+import { sessionCommand } from "./commands/session.js"
 import { workerCommand } from "./commands/worker.js"
 import { CliInterrupted } from "./Signals.js"
 import { firstLine, makeTerminal } from "./Terminal.js"
@@ -35,6 +36,7 @@ export const webdata = Command.make("webdata").pipe(
     tracked(crawlCommand),
     tracked(batchCommand),
     tracked(mapCommand),
+    tracked(sessionCommand),
     tracked(serveCommand),
     tracked(workerCommand),
   ]),

@@ -15,7 +15,6 @@ import {
   Decode,
   type Document,
   decodeMapRequest,
-  Engine,
   JobControl,
   type JobStatus,
   Map as MapModule,
@@ -24,16 +23,17 @@ import { MemoryJobStore } from "@webdata/core/jobs"
 import { Config, Effect, Layer, Option } from "effect"
 import { CliFailure } from "./CliFailure.js"
 import { JobClient, type JobClientShape, type JobKind, type MapLink } from "./JobClient.js"
+import { localEngine } from "./LocalEngine.js"
 import { fail } from "./ScraperLayers.js"
 
 /** The store's driver (with the server package that names it) loads only when `WEBDATA_STORE` asks for one. */
-const localEngine = Layer.unwrapEffect(
+const engineHere = Layer.unwrapEffect(
   Effect.flatMap(Config.option(Config.string("WEBDATA_STORE")), (store) =>
     Option.isSome(store)
       ? Effect.promise(() => import("@webdata/adapter-express")).pipe(
-          Effect.map(({ storeLayerConfig }) => Engine.layerConfig(storeLayerConfig)),
+          Effect.map(({ storeLayerConfig }) => localEngine(storeLayerConfig)),
         )
-      : Effect.succeed(Engine.layerConfig(MemoryJobStore.layer())),
+      : Effect.succeed(localEngine(MemoryJobStore.layer())),
   ),
 ).pipe(Layer.orDie)
 
@@ -76,7 +76,7 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
       map: (body) => decodeMapRequest(body).pipe(Effect.flatMap(mapper.map), Effect.mapError(fail)),
     } satisfies JobClientShape
   }),
-).pipe(Layer.provide(localEngine))
+).pipe(Layer.provide(engineHere))
 
 interface ApiAnswer {
   readonly success?: boolean

@@ -6,7 +6,6 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
   Decode,
   type Document,
-  Engine,
   MapError,
   mapError,
   RequestError,
@@ -17,6 +16,7 @@ import {
 import { MemoryJobStore } from "@webdata/core/jobs"
 import { Effect, Layer } from "effect"
 import { CliFailure } from "./CliFailure.js"
+import { localEngine } from "./LocalEngine.js"
 import { Scraper } from "./Scraper.js"
 
 /** The first `code` (`ECONNREFUSED`, `ENOTFOUND`, …) along an error's chain of causes. */
@@ -66,7 +66,7 @@ export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
         ),
     }
   }),
-).pipe(Layer.provide(Engine.layerConfig(MemoryJobStore.layer())))
+).pipe(Layer.provide(localEngine(MemoryJobStore.layer())))
 
 interface ApiAnswer {
   readonly success?: boolean

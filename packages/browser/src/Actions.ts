@@ -1,5 +1,5 @@
 /** The scrape's actions and screenshots run on an open page. */
-import { type ActionResults, type RenderRequest, ScrapeError } from "@webdata/core"
+import { type ActionResults, type RenderRequest, ScrapeError } from "@webdata/core/engine"
 import type { Page } from "playwright-core"
 
 /** The longest an action waits for its element (a `wait` for a selector, a click). */

@@ -11,7 +11,7 @@ import {
   ScrapeError,
   type SessionSettings,
   UrlGuard,
-} from "@webdata/core"
+} from "@webdata/core/engine"
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
 import type { BrowserContext, Page, Response } from "playwright-core"
 import { runActions, screenshotOf } from "./Actions.js"

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { CodeRun } from "@webdata/core"
+import type { CodeRun } from "@webdata/core/engine"
 
 /** Output kept per stream; the rest is cut (the code keeps running). */
 const MAX_OUTPUT = 1024 * 1024

@@ -3,7 +3,7 @@
  * else the country's), time zone and `Accept-Language` of the country: the page's scripts read `navigator.language`
  * and `Intl`, the server the header.
  */
-import type { RenderRequest } from "@webdata/core"
+import type { RenderRequest } from "@webdata/core/engine"
 import type { BrowserContextOptions } from "playwright-core"
 
 /** A current iPhone in Safari. */

@@ -1,5 +1,5 @@
 /** Playwright's failures as scrape errors, by what Chromium's network error says. */
-import { ScrapeError } from "@webdata/core"
+import { ScrapeError } from "@webdata/core/engine"
 
 const REASONS: ReadonlyArray<readonly [RegExp, ScrapeError["reason"]]> = [
   [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, "DnsResolution"],

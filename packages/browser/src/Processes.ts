@@ -21,6 +21,12 @@ export const LAUNCH_ARGS = [
   "--mute-audio",
 ]
 
+/**
+ * The host owns the process's signals: Playwright's own handlers would close the browsers and exit the process on
+ * Ctrl-C, before the host's shutdown (sessions' profiles saved, requests finished) could run.
+ */
+export const LAUNCH_SIGNALS = { handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false } as const
+
 /** A browser process, how many pages it has been given and how many it has open. */
 export interface Instance {
   readonly browser: Promise<Browser>
@@ -51,7 +57,7 @@ export const makeProcesses = (executablePath: string, pagesPerBrowser: number): 
     const instance: Instance = {
       // playwright-core is loaded with the first browser: a server that never needs one does not pay for it.
       browser: import("playwright-core").then(({ chromium }) =>
-        chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true }),
+        chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true, ...LAUNCH_SIGNALS }),
       ),
       given: 0,
       open: 0,

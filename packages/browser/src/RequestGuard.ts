@@ -3,7 +3,7 @@
  * of a redirect, so an allowed request is made from here without following redirects (`maxRedirects: 0`) and its
  * answer handed to the browser: a redirect's target is then asked for anew and comes back through this check.
  */
-import { ScrapeError } from "@webdata/core"
+import { ScrapeError } from "@webdata/core/engine"
 import type { BrowserContext } from "playwright-core"
 
 /** Undefined when the guard allows `url`, else why it refuses it. */

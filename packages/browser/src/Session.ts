@@ -7,13 +7,13 @@ import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
-import type { LiveFrame, LiveInput, SessionRun, SessionSettings } from "@webdata/core"
+import type { LiveFrame, LiveInput, SessionRun, SessionSettings } from "@webdata/core/engine"
 import type { BrowserContext, CDPSession, Page } from "playwright-core"
 import { runActions } from "./Actions.js"
 import { startCdpRelay } from "./CdpRelay.js"
 import { runCode } from "./CodeRunner.js"
 import { emulationOf } from "./Emulation.js"
-import { LAUNCH_ARGS } from "./Processes.js"
+import { LAUNCH_ARGS, LAUNCH_SIGNALS } from "./Processes.js"
 import { type CheckTarget, guardRequests, type Refusals } from "./RequestGuard.js"
 
 const VIEWPORT = { width: 1280, height: 800 }
@@ -56,6 +56,7 @@ export const openSession = async (
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath,
       headless: true,
+      ...LAUNCH_SIGNALS,
       args: [...LAUNCH_ARGS, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"],
       viewport: VIEWPORT,
       ...emulationOf(settings),

@@ -2,6 +2,7 @@
 export * as BatchScrape from "./BatchScrape.js"
 export * as ScrapeCache from "./Cache/ScrapeCache.js"
 export * as Crawl from "./Crawl.js"
+export * from "./Domain/Actions.js"
 export * from "./Domain/BatchScrapeRequest.js"
 export * from "./Domain/CrawlRequest.js"
 export * as Decode from "./Domain/Decode.js"

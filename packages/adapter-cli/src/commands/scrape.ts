@@ -21,6 +21,13 @@ const options = {
     Options.optional,
     Options.withDescription("Write to this file instead of stdout"),
   ),
+  screenshot: Options.file("screenshot").pipe(
+    Options.optional,
+    Options.withDescription("Write a screenshot of the page to this file (PNG; JPEG for .jpg/.jpeg), in the browser"),
+  ),
+  fullPage: Options.boolean("full-page").pipe(
+    Options.withDescription("With --screenshot: the whole page rather than the viewport"),
+  ),
   ...connection,
 }
 
@@ -33,12 +40,39 @@ export const render = (document: Document, formats: ReadonlyArray<string>, json:
   return typeof value === "string" ? value : JSON.stringify(value, null, 2)
 }
 
+/** The screenshot's `data:` URL as the image file it stands for. */
+const writeScreenshot = (path: string, dataUrl: string | undefined) =>
+  Effect.gen(function* () {
+    const base64 = dataUrl?.match(/^data:image\/[a-z]+;base64,(.*)$/)?.[1]
+    if (base64 === undefined) return yield* Effect.fail(new CliFailure("The page came back without a screenshot"))
+    const fs = yield* FileSystem.FileSystem
+    yield* fs
+      .writeFile(path, Buffer.from(base64, "base64"))
+      .pipe(Effect.mapError((error) => new CliFailure(`Cannot write ${path}: ${error.message}`)))
+  })
+
 export const scrapeCommand = Command.make("scrape", options, (args) =>
   withScraper(
     args,
     Effect.gen(function* () {
       const scraper = yield* Scraper
-      const document = yield* scraper.scrape(args.url, yield* scrapeOptionsOf(args))
+      const requested = yield* scrapeOptionsOf(args)
+      const shot = Option.map(args.screenshot, (path) => ({
+        path,
+        format: {
+          type: "screenshot" as const,
+          fullPage: args.fullPage,
+          ...(/\.jpe?g$/i.test(path) ? { quality: 80 } : {}),
+        },
+      }))
+      const document = yield* scraper.scrape(
+        args.url,
+        Option.match(shot, {
+          onNone: () => requested,
+          onSome: ({ format }) => ({ ...requested, formats: [...(requested.formats ?? []), format] }),
+        }),
+      )
+      if (Option.isSome(shot)) yield* writeScreenshot(shot.value.path, document.screenshot)
       const text = render(document, formatsOf(args), args.json)
       yield* Option.match(args.output, {
         onNone: () => Console.log(text),

@@ -3,6 +3,7 @@ import { Options } from "@effect/cli"
 import type { ScrapeOptionsInput } from "@webdata/core"
 import { Effect, Option } from "effect"
 import { CliFailure } from "../CliFailure.js"
+import { parseActions } from "./actionSpec.js"
 
 export const scrapeFlags = {
   format: Options.text("format").pipe(
@@ -30,6 +31,22 @@ export const scrapeFlags = {
     Options.repeated,
     Options.withDescription('Request header "Name: value" sent to the target (repeatable)'),
   ),
+  waitFor: Options.integer("wait-for").pipe(
+    Options.optional,
+    Options.withDescription("Milliseconds to wait after the page loaded, in the browser"),
+  ),
+  action: Options.text("action").pipe(
+    Options.withAlias("a"),
+    Options.repeated,
+    Options.withDescription(
+      "Browser action before the page is read (repeatable, in order): click:<selector>, click-all:<selector>, wait:<ms or selector>, write:<text>, press:<key>, scroll:<up|down|selector>, js:<script>, screenshot[:full], scrape, pdf",
+    ),
+  ),
+  mobile: Options.boolean("mobile").pipe(Options.withDescription("Visit as a phone (viewport, touch, user agent)")),
+  country: Options.text("country").pipe(
+    Options.optional,
+    Options.withDescription("Visit from this country (ISO code: de, fr, jp, ...): locale, time zone, Accept-Language"),
+  ),
 }
 
 export interface ScrapeFlags {
@@ -39,6 +56,10 @@ export interface ScrapeFlags {
   readonly excludeTags: ReadonlyArray<string>
   readonly timeout: Option.Option<number>
   readonly header: ReadonlyArray<string>
+  readonly waitFor: Option.Option<number>
+  readonly action: ReadonlyArray<string>
+  readonly mobile: boolean
+  readonly country: Option.Option<string>
 }
 
 /** Repeated values where each may also hold a comma-separated list. */
@@ -62,11 +83,15 @@ export const formatsOf = (flags: ScrapeFlags): Array<string> =>
 
 /** The v2 scrape options the flags stand for (only what was given, so the server's defaults apply). */
 export const scrapeOptionsOf = (flags: ScrapeFlags): Effect.Effect<Omit<ScrapeOptionsInput, "url">, CliFailure> =>
-  Effect.map(parseHeaders(flags.header), (headers) => {
+  Effect.map(Effect.all([parseHeaders(flags.header), parseActions(flags.action)]), ([headers, actions]) => {
     const includeTags = splitList(flags.includeTags)
     const excludeTags = splitList(flags.excludeTags)
     return {
       formats: formatsOf(flags),
+      ...(actions.length > 0 ? { actions } : {}),
+      ...(flags.mobile ? { mobile: true } : {}),
+      ...Option.match(flags.waitFor, { onNone: () => ({}), onSome: (waitFor) => ({ waitFor }) }),
+      ...Option.match(flags.country, { onNone: () => ({}), onSome: (country) => ({ location: { country } }) }),
       onlyMainContent: !flags.noMainContent,
       ...(includeTags.length > 0 ? { includeTags } : {}),
       ...(excludeTags.length > 0 ? { excludeTags } : {}),
