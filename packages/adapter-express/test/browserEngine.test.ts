@@ -41,7 +41,10 @@ it("renders pages in the system Chromium for waitFor", async () => {
   try {
     const { status, body } = await scrape(server)
     expect(status).toBe(200)
-    expect((body.data as { markdown: string }).markdown).toContain(TEXT)
+    const data = body.data as { markdown: string; metadata: { engine: string } }
+    expect(data.markdown).toContain(TEXT)
+    // The document says which engine made it.
+    expect(data.metadata.engine).toBe("browser")
   } finally {
     await server.close()
   }

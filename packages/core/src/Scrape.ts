@@ -219,7 +219,12 @@ export const make = Effect.gen(function* () {
       page.statusCode !== 429
     )
       yield* cache.set(key, page)
-    const built = yield* build(input, page, { sourceURL: input.url, scrapeId, cacheState: "miss" })
+    const built = yield* build(input, page, {
+      sourceURL: input.url,
+      scrapeId,
+      cacheState: "miss",
+      engine: fetched.viaHttp ? "http" : "browser",
+    })
     const document = {
       ...built,
       ...(screenshot !== undefined ? { screenshot } : {}),

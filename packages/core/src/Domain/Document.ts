@@ -27,6 +27,8 @@ export const DocumentMetadata = Schema.Struct(
     cacheState: Schema.optional(Schema.Literal("hit", "miss")),
     cachedAt: Schema.optional(Schema.String),
     proxyUsed: Schema.optional(Schema.Literal("basic", "stealth")),
+    /** Which engine fetched the page: plain HTTP or the browser (absent for a copy from the cache). */
+    engine: Schema.optional(Schema.Literal("http", "browser")),
     creditsUsed: Schema.optional(Schema.Number),
     error: Schema.optional(Schema.String),
   },

@@ -19,6 +19,8 @@ export interface Provenance {
   readonly sourceURL: string
   readonly scrapeId: string
   readonly cacheState: "hit" | "miss"
+  /** The engine that fetched the page, for a fresh one. */
+  readonly engine?: "http" | "browser"
   readonly cachedAt?: string
 }
 
@@ -36,6 +38,7 @@ export const buildDocument = (options: ScrapeOptions, page: PageContent, provena
     scrapeId: provenance.scrapeId,
     proxyUsed: "basic",
     cacheState: provenance.cacheState,
+    ...(provenance.engine !== undefined ? { engine: provenance.engine } : {}),
     ...(provenance.cachedAt !== undefined ? { cachedAt: provenance.cachedAt } : {}),
     ...(page.contentType !== undefined ? { contentType: page.contentType } : {}),
     ...(page.statusCode >= 400 ? { error: STATUS_CODES[page.statusCode] ?? `HTTP ${page.statusCode}` } : {}),

@@ -51,6 +51,7 @@ describe("scrape over HTTP", () => {
       contentType: "text/html; charset=utf-8",
       proxyUsed: "basic",
       cacheState: "miss",
+      engine: "http",
     })
     expect(metadata.scrapeId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   })
