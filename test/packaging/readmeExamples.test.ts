@@ -109,6 +109,10 @@ describe("the packed packages installed into a fresh project", () => {
 
     expect(await node("out/effect.js")).toContain("Tidal")
 
+    const browser = await node("out/browser.js")
+    expect(browser).toContain("data:image/png;base64,")
+    expect(browser).toMatch(/Tidal.*ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//)
+
     const express = JSON.parse(await node("out/express.js"))
     expect(express).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(express.data.markdown).toContain("Tidal")

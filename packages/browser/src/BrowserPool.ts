@@ -89,7 +89,7 @@ export const make = (options: BrowserOptions) =>
           ...(actions !== undefined ? { actions } : {}),
         }
       } catch (error) {
-        throw refusals.document ?? scrapeErrorOf(error, request.url)
+        throw refusals.document ?? scrapeErrorOf(refusals.documentFailure ?? error, request.url)
       } finally {
         await context?.close().catch(() => undefined)
         await processes.release(instance)

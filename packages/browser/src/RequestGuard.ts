@@ -12,6 +12,8 @@ export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
 /** What the guard refused on one page: the first refusal of its own document becomes the scrape's error. */
 export interface Refusals {
   document?: ScrapeError | undefined
+  /** Why the page's own document could not be fetched (the browser only learns "connection failed"). */
+  documentFailure?: unknown
   readonly urls: Array<string>
 }
 
@@ -30,7 +32,10 @@ export const guardRequests = async (context: BrowserContext, check: CheckTarget,
     // data: and blob: URLs never leave the browser.
     if (!/^https?:/i.test(url)) return route.continue()
     if (!(await allowed(url))) return route.abort("blockedbyclient")
-    const response = await route.fetch({ maxRedirects: 0 }).catch(() => undefined)
+    const response = await route.fetch({ maxRedirects: 0 }).catch((error: unknown) => {
+      if (request.isNavigationRequest() && request.frame().parentFrame() === null) refusals.documentFailure ??= error
+      return undefined
+    })
     if (response === undefined) return route.abort("connectionfailed")
     // A redirect's target is checked before the browser is told to go there (it does not route a navigation's hops).
     const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined

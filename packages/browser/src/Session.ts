@@ -90,7 +90,7 @@ export const openSession = async (
       .then((first) => first.goto(start, { timeout: settings.timeoutMs }))
       .catch(async (error: unknown) => {
         await close()
-        throw refusals.document ?? error
+        throw refusals.document ?? refusals.documentFailure ?? error
       })
   }
 
@@ -119,7 +119,7 @@ export const openSession = async (
       if (url !== undefined) {
         refusals.document = undefined
         await current.goto(url, { timeout: timeoutMs }).catch((error: unknown) => {
-          throw refusals.document ?? error
+          throw refusals.document ?? refusals.documentFailure ?? error
         })
       }
       const results = await runActions(current, {

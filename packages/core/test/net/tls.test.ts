@@ -1,35 +1,15 @@
-import { execFileSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:https"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Effect, Either, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Fetcher } from "../../src/Engines/Fetcher.js"
 import * as HttpFetcher from "../../src/Engines/HttpFetcher.js"
 import * as UrlGuard from "../../src/Net/UrlGuard.js"
+import { selfSigned } from "../support/selfSigned.js"
 
 let server: Server
 let url: string
 let runtime: ManagedRuntime.ManagedRuntime<Fetcher, never>
-
-/** A self-signed certificate for 127.0.0.1, made by the openssl CLI for this run only. */
-const selfSigned = () => {
-  const dir = mkdtempSync(join(tmpdir(), "webdata-tls-"))
-  try {
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
-        .concat(["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
-        .concat(["-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]),
-      { stdio: "ignore" },
-    )
-    return { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 beforeAll(async () => {
   server = createServer(selfSigned(), (_req, res) => {
