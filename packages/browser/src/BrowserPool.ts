@@ -22,6 +22,7 @@ import { makeProcesses } from "./Processes.js"
 import { type CheckTarget, guardRequests, type Refusals, refusalOf } from "./RequestGuard.js"
 import { type OpenedSession, openSession } from "./Session.js"
 import { SETTLE_MAX_MS, settle } from "./Settle.js"
+import { isStorageState } from "./StorageState.js"
 
 export interface BrowserOptions {
   /** The Chromium to launch (`findChromium()` finds the system's). */
@@ -68,6 +69,7 @@ export const make = (options: BrowserOptions) =>
           extraHTTPHeaders: { ...request.headers },
           serviceWorkers: "block",
           acceptDownloads: false,
+          ...(isStorageState(request.storageState) ? { storageState: request.storageState } : {}),
         })
         const opened = context
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
@@ -81,12 +83,14 @@ export const make = (options: BrowserOptions) =>
         const actions = await runActions(page, request)
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)
+        const storageState = request.keepState === true ? await context.storageState() : undefined
         return {
           url: page.url(),
           status: response?.status() ?? 200,
           ...document,
           ...(screenshot !== undefined ? { screenshot } : {}),
           ...(actions !== undefined ? { actions } : {}),
+          ...(storageState !== undefined ? { storageState } : {}),
         }
       } catch (error) {
         throw refusals.document ?? scrapeErrorOf(refusals.documentFailure ?? error, request.url)

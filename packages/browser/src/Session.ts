@@ -15,6 +15,7 @@ import { runCode } from "./CodeRunner.js"
 import { emulationOf } from "./Emulation.js"
 import { LAUNCH_ARGS, LAUNCH_SIGNALS } from "./Processes.js"
 import { type CheckTarget, guardRequests, type Refusals } from "./RequestGuard.js"
+import { isStorageState } from "./StorageState.js"
 
 const VIEWPORT = { width: 1280, height: 800 }
 
@@ -80,8 +81,7 @@ export const openSession = async (
   }
   const refusals: Refusals = { urls: [] }
   await guardRequests(context, check, refusals)
-  if (settings.storageState !== undefined)
-    await context.setStorageState(settings.storageState as Parameters<BrowserContext["setStorageState"]>[0])
+  if (isStorageState(settings.storageState)) await context.setStorageState(settings.storageState)
   /** The page callers work on: the newest one open (a click may have opened another). */
   const page = async (): Promise<Page> => context.pages().at(-1) ?? (await context.newPage())
   if (settings.url !== undefined) {

@@ -1,6 +1,7 @@
 /**
  * The scrape's request options in the browser: `headers` (a cookie among them) reach the site with every request the
- * page makes, and `skipTlsVerification` decides whether a self-signed certificate is accepted.
+ * page makes, `skipTlsVerification` decides whether a self-signed certificate is accepted, and `profile` carries
+ * cookies from one scrape to the next.
  */
 import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http"
 import { createServer as createHttpsServer, type Server } from "node:https"
@@ -25,6 +26,13 @@ beforeAll(async () => {
   site = await listenOnLoopback(
     createHttpServer((req, res) => {
       seen.set(req.url ?? "/", req.headers)
+      if (req.url?.startsWith("/remember?")) {
+        res.writeHead(200, { "content-type": "text/html" })
+        const value = req.url.slice("/remember?".length)
+        return void res.end(
+          `<!doctype html><p>Remembered.</p><script>document.cookie = "${value}; max-age=3600"</script>`,
+        )
+      }
       if (req.url === "/data.json") {
         res.writeHead(200, { "content-type": "application/json" })
         return void res.end('{"ok":true}')
@@ -71,5 +79,20 @@ describe("request options in the browser", () => {
       webdata.scrape(secureUrl, { formats: ["markdown"], waitFor: 1, skipTlsVerification: false }),
     )
     expect(refused.code).toBe("SCRAPE_SSL_ERROR")
+  })
+
+  it("keeps a profile's cookies from one scrape to the next, and leaves it as it was with saveChanges: false", async () => {
+    const visit = (path: string, saveChanges?: boolean) =>
+      webdata.scrape(`${site.url}${path}`, {
+        formats: ["markdown"],
+        profile: { name: "reader", ...(saveChanges !== undefined ? { saveChanges } : {}) },
+      })
+    await visit("/remember?visit=1")
+    expect((await visit("/")).markdown).toContain("Signed in as visit=1.")
+    await visit("/remember?extra=2", false)
+    expect((await visit("/")).markdown).toContain("Signed in as visit=1.")
+    // Another profile starts empty.
+    const other = await webdata.scrape(site.url, { formats: ["markdown"], profile: { name: "other" } })
+    expect(other.markdown).toContain("Signed in as nobody.")
   })
 })

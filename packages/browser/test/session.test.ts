@@ -63,7 +63,8 @@ describe("webdata.interact()", () => {
   })
 
   it("holds a session to the URL guard: a refused address does not load", async () => {
-    const webdata = new Webdata({ worker: false, browser: layer({ executablePath }) })
+    // No browser given: the facade finds the installed package and the machine's Chromium by itself.
+    const webdata = new Webdata({ worker: false })
     try {
       await using session = await webdata.interact()
       const blocked = await failure(session.execute({ url: site.url, actions: [] }))
@@ -87,7 +88,7 @@ describe("webdata.interact()", () => {
     } finally {
       await webdata.close()
     }
-    const plain = new Webdata({ worker: false })
+    const plain = new Webdata({ worker: false, browser: false })
     try {
       expect((await failure(plain.interact())).code).toBe("SCRAPE_BROWSER_REQUIRED")
     } finally {

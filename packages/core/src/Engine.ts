@@ -11,6 +11,7 @@ import * as ScrapeCache from "./Cache/ScrapeCache.js"
 import type { Crawl } from "./Crawl.js"
 import * as CrawlModule from "./Crawl.js"
 import type { BrowserEngine } from "./Engines/Browser.js"
+import { discoverBrowser } from "./Engines/BrowserDiscovery.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
 import * as InteractSessions from "./Interact/InteractSessions.js"
@@ -67,10 +68,11 @@ export interface EngineOptions {
    */
   readonly heapGrowthPercent?: number
   /**
-   * The browser engine (`@webdata/browser`'s layer): scrapes that need a browser (`waitFor`) use it. Without it those
-   * options answer 400 `SCRAPE_BROWSER_REQUIRED`.
+   * The browser engine (`@webdata/browser`'s layer): scrapes that need a browser (`waitFor`, actions, `screenshot`)
+   * and interact sessions use it. Without it those answer 400 `SCRAPE_BROWSER_REQUIRED`. `"auto"`: the installed
+   * `@webdata/browser` with the Chromium it finds (`CHROMIUM_PATH`, else on the PATH), or none.
    */
-  readonly browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>
+  readonly browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | "auto"
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -134,13 +136,21 @@ const workerLayer = (option: EngineOptions["worker"]) =>
   option === false ? undefined : Worker.layer(option === true || option === undefined ? {} : option)
 
 export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> =>
+  options.browser === "auto"
+    ? Layer.unwrapEffect(Effect.map(discoverBrowser, (browser) => layerWith(options, browser)))
+    : layerWith(options, options.browser)
+
+const layerWith = (
+  options: EngineOptions,
+  browser: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined,
+): Layer.Layer<EngineServices> =>
   assemble({
     guard: UrlGuard.layer({
       allowPrivateAddresses: options.allowPrivateAddresses ?? false,
       allow: options.allowedTargets ?? [],
     }),
     fetcher: HttpFetcher.layer,
-    browser: options.browser,
+    browser,
     store: Layer.orDie(
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),

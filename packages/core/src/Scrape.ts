@@ -17,6 +17,7 @@ import { withScheme } from "./Domain/Url.js"
 import { BrowserEngine, type RenderedPage, type ScreenshotRequest } from "./Engines/Browser.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
+import { JobStore } from "./Jobs/JobStore.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
@@ -93,6 +94,8 @@ export const make = Effect.gen(function* () {
   const builder = yield* DocumentBuilder
   const guard = yield* UrlGuard
   const scope = yield* CacheScope
+  // Where saved browser profiles live (the `profile` option); engines built without a job store have none.
+  const profiles = yield* Effect.serviceOption(JobStore)
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
   const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
     builder.build(input, page, provenance)
@@ -129,6 +132,11 @@ export const make = Effect.gen(function* () {
       timeoutMs: input.timeout,
       skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
     }
+    const profile = input.profile
+    const saved =
+      profile !== undefined && Option.isSome(profiles)
+        ? yield* profiles.value.getProfile(input.owner ?? null, profile.name).pipe(Effect.orDie)
+        : Option.none()
     const fetched: RenderedPage =
       inBrowser && Option.isSome(browser)
         ? yield* browser.value.render({
@@ -138,8 +146,13 @@ export const make = Effect.gen(function* () {
             actions: input.actions,
             mobile: input.mobile,
             location: input.location,
+            ...(Option.isSome(saved) ? { storageState: saved.value } : {}),
+            keepState: profile !== undefined && profile.saveChanges !== false,
           })
         : yield* fetcher.fetch(request)
+    // The page's cookies and storage go back into the profile (as an interact session's do when it ends).
+    if (profile !== undefined && fetched.storageState !== undefined && Option.isSome(profiles))
+      yield* profiles.value.putProfile(input.owner ?? null, profile.name, fetched.storageState).pipe(Effect.orDie)
     if (!isTextual(fetched.contentType))
       return yield* new ScrapeError({
         reason: "UnsupportedContent",
@@ -210,11 +223,13 @@ export const make = Effect.gen(function* () {
     }
     const { page, retryAfter, screenshot, actions } = fetched
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
-    // Error pages are not cached: a later visit should see the site recovered.
+    // Error pages are not cached: a later visit should see the site recovered. Neither are pages seen with the
+    // caller's headers or profile: they may be that caller's alone.
     if (
       input.storeInCache &&
       !input.zeroDataRetention &&
       !hasHeaders &&
+      input.profile === undefined &&
       page.statusCode < 500 &&
       page.statusCode !== 429
     )

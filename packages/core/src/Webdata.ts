@@ -55,7 +55,13 @@ const libraryMessage = (error: EngineError, message: string): string => {
     : `Unrecognized option${unknown.length > 1 ? "s" : ""}: ${unknown.map((key) => `"${key}"`).join(", ")}`
 }
 
-export interface WebdataOptions extends Engine.EngineOptions {}
+export interface WebdataOptions extends Omit<Engine.EngineOptions, "browser"> {
+  /**
+   * The browser engine: by default (`"auto"`) the installed `@webdata/browser` with the Chromium it finds, or none;
+   * a layer of your own; or `false` for plain HTTP only.
+   */
+  readonly browser?: Engine.EngineOptions["browser"] | false
+}
 
 /** A job's progress and one page of its documents. */
 export interface JobSnapshot {
@@ -86,7 +92,8 @@ export class Webdata {
   readonly #runtime: ManagedRuntime.ManagedRuntime<Engine.EngineServices, never>
 
   constructor(options: WebdataOptions = {}) {
-    this.#runtime = ManagedRuntime.make(Engine.layer(options))
+    const { browser = "auto", ...engine } = options
+    this.#runtime = ManagedRuntime.make(Engine.layer({ ...engine, ...(browser !== false ? { browser } : {}) }))
   }
 
   async #run<A>(effect: Effect.Effect<A, EngineError | StoreError, Engine.EngineServices>): Promise<A> {

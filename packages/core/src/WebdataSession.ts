@@ -60,10 +60,12 @@ export class WebdataSession implements AsyncDisposable {
   execute(input: ExecuteInput): Promise<SessionRun | CodeRun> {
     const timeoutMs = (input.timeout ?? 30) * 1000
     return this.#run<SessionRun | CodeRun>(
-      Effect.flatMap(InteractSessions, (sessions): Effect.Effect<SessionRun | CodeRun, EngineError> =>
-        "actions" in input
-          ? sessions.runActions(null, this.id, input.actions, timeoutMs, input.url)
-          : sessions.runCode(null, this.id, input.code, input.language ?? "node", timeoutMs),
+      Effect.flatMap(
+        InteractSessions,
+        (sessions): Effect.Effect<SessionRun | CodeRun, EngineError> =>
+          "actions" in input
+            ? sessions.runActions(null, this.id, input.actions, timeoutMs, input.url)
+            : sessions.runCode(null, this.id, input.code, input.language ?? "node", timeoutMs),
       ),
     )
   }

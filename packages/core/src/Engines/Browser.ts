@@ -30,6 +30,10 @@ export interface RenderRequest extends FetchRequest {
   readonly location?:
     | { readonly country?: string | undefined; readonly languages?: ReadonlyArray<string> | undefined }
     | undefined
+  /** Cookies and storage to start with (a saved profile's). */
+  readonly storageState?: unknown
+  /** Give back the cookies and storage the page left (`RenderedPage.storageState`), to save a profile. */
+  readonly keepState?: boolean | undefined
 }
 
 export interface RenderedPage extends FetchedPage {
@@ -37,6 +41,8 @@ export interface RenderedPage extends FetchedPage {
   readonly screenshot?: string
   /** What the actions gave, when there were actions. */
   readonly actions?: ActionResults
+  /** The cookies and storage after the page, when `keepState` asked for them. */
+  readonly storageState?: unknown
 }
 
 /** How a live session's browser starts. */

@@ -31,7 +31,7 @@ const BROWSER_FORMATS: ReadonlySet<FormatType> = new Set(["screenshot"])
 
 /** Options only a browser can honour, and that make a scrape use it when there is one. */
 export const browserOptionOf = (
-  options: Pick<ScrapeOptions, "waitFor" | "formats" | "actions" | "mobile" | "location">,
+  options: Pick<ScrapeOptions, "waitFor" | "formats" | "actions" | "mobile" | "location" | "profile">,
 ): string | undefined =>
   options.formats.find((format) => BROWSER_FORMATS.has(format.type))?.type ??
   (options.actions !== undefined && options.actions.length > 0
@@ -42,7 +42,9 @@ export const browserOptionOf = (
         ? "mobile"
         : options.location !== undefined
           ? "location"
-          : undefined)
+          : options.profile !== undefined
+            ? "profile"
+            : undefined)
 
 /** The first option of the request this engine cannot honour, as a 400 error; undefined when all can be honoured. */
 export const unsupportedOption = (options: ScrapeOptions, engines: Engines): RequestError | undefined => {
@@ -66,11 +68,6 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
     return unsupported(
       "SCRAPE_BROWSER_REQUIRED",
       `The \`${needsBrowser}\` option needs the browser engine, which ${WITHOUT_BROWSER}`,
-    )
-  if (options.profile !== undefined)
-    return unsupported(
-      "SCRAPE_BROWSER_REQUIRED",
-      "The `profile` option needs browser sessions, which are not available yet.",
     )
   if (options.proxy === "stealth" || options.proxy === "enhanced")
     return unsupported(

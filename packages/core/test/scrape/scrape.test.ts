@@ -7,7 +7,8 @@ let site: FixtureSite
 let webdata: Webdata
 beforeAll(async () => {
   site = await startFixtureSite()
-  webdata = new Webdata({ allowPrivateAddresses: true })
+  // Plain HTTP only: the options the browser would honour must be refused here.
+  webdata = new Webdata({ allowPrivateAddresses: true, browser: false })
 })
 afterAll(async () => {
   await webdata.close()
