@@ -19,6 +19,7 @@ import { findChromium } from "./Chromium.js"
 import { emulationOf } from "./Emulation.js"
 import { scrapeErrorOf } from "./Errors.js"
 import { makeProcesses } from "./Processes.js"
+import { proxyOf } from "./Proxy.js"
 import { type CheckTarget, guardRequests, type Refusals, refusalOf } from "./RequestGuard.js"
 import { type OpenedSession, openSession } from "./Session.js"
 import { SETTLE_MAX_MS, settle } from "./Settle.js"
@@ -70,6 +71,7 @@ export const make = (options: BrowserOptions) =>
           serviceWorkers: "block",
           acceptDownloads: false,
           ...(isStorageState(request.storageState) ? { storageState: request.storageState } : {}),
+          ...(request.proxy !== undefined ? { proxy: proxyOf(request.proxy) } : {}),
         })
         const opened = context
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })

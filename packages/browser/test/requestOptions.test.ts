@@ -8,6 +8,7 @@ import { createServer as createHttpsServer, type Server } from "node:https"
 import type { AddressInfo } from "node:net"
 import { Webdata } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startForwardProxy } from "../../core/test/support/forwardProxy.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { selfSigned } from "../../core/test/support/selfSigned.js"
 import { failure } from "../../core/test/support/webdataFailure.js"
@@ -31,6 +32,12 @@ beforeAll(async () => {
         const value = req.url.slice("/remember?".length)
         return void res.end(
           `<!doctype html><p>Remembered.</p><script>document.cookie = "${value}; max-age=3600"</script>`,
+        )
+      }
+      if (req.url === "/via") {
+        res.writeHead(200, { "content-type": "text/html" })
+        return void res.end(
+          `<!doctype html><p>Came ${req.headers["x-through-proxy"] ? "through the proxy" : "directly"}.</p>`,
         )
       }
       if (req.url === "/data.json") {
@@ -94,5 +101,25 @@ describe("request options in the browser", () => {
     // Another profile starts empty.
     const other = await webdata.scrape(site.url, { formats: ["markdown"], profile: { name: "other" } })
     expect(other.markdown).toContain("Signed in as nobody.")
+  })
+
+  it("goes through the operator's proxy with proxy: basic", async () => {
+    const proxy = await startForwardProxy()
+    const proxied = new Webdata({
+      allowPrivateAddresses: true,
+      worker: false,
+      browser: layer({ executablePath }),
+      proxies: [proxy.url],
+    })
+    try {
+      const page = await proxied.scrape(site.url, { formats: ["markdown"], waitFor: 1, proxy: "basic" })
+      expect(page.metadata.engine).toBe("browser")
+      expect(page.markdown).toContain("Signed in as nobody.")
+      // The browser's requests tunnel through the proxy (CONNECT).
+      expect(proxy.seen).toContain(`CONNECT ${new URL(site.url).host}`)
+    } finally {
+      await proxied.close()
+      await proxy.close()
+    }
   })
 })

@@ -27,6 +27,7 @@ import * as Worker from "./Jobs/Worker.js"
 import * as WorkSignal from "./Jobs/WorkSignal.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
+import * as Proxies from "./Net/Proxies.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
 import * as HeapGrowth from "./Process/HeapGrowth.js"
 import * as Logging from "./Process/Logging.js"
@@ -73,6 +74,11 @@ export interface EngineOptions {
    * `@webdata/browser` with the Chromium it finds (`CHROMIUM_PATH`, else on the PATH), or none.
    */
   readonly browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | "auto"
+  /**
+   * Outgoing proxies (`http://[user:pass@]host:port`), taken in turn: `proxy: "basic"` scrapes go through one,
+   * `"auto"` ones (the default) when the site answers 401, 403 or 429 directly. Default: none (`WEBDATA_PROXY_URL`).
+   */
+  readonly proxies?: ReadonlyArray<string>
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -102,10 +108,11 @@ interface Parts {
   readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
   readonly heap: Layer.Layer<never>
   readonly interact: Layer.Layer<InteractSessions.InteractConfig>
+  readonly proxies: Layer.Layer<Proxies.Proxies>
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
-  const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs)
+  const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs, parts.proxies)
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
@@ -165,6 +172,7 @@ const layerWith = (
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
+    proxies: Proxies.layer(options.proxies),
   })
 
 /**
@@ -192,6 +200,7 @@ export const layerConfig = (
         webhooks: Layer.orDie(Webhooks.layerConfig),
         heap: HeapGrowth.layerConfig,
         interact: InteractSessions.configLayerConfig,
+        proxies: Layer.orDie(Proxies.layerConfig),
       })
     }).pipe(Effect.orDie),
   )

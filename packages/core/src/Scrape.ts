@@ -18,6 +18,7 @@ import { BrowserEngine, type RenderedPage, type ScreenshotRequest } from "./Engi
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
 import { JobStore } from "./Jobs/JobStore.js"
+import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
@@ -94,6 +95,7 @@ export const make = Effect.gen(function* () {
   const builder = yield* DocumentBuilder
   const guard = yield* UrlGuard
   const scope = yield* CacheScope
+  const proxies = Option.getOrUndefined(yield* Effect.serviceOption(Proxies))
   // Where saved browser profiles live (the `profile` option); engines built without a job store have none.
   const profiles = yield* Effect.serviceOption(JobStore)
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
@@ -124,13 +126,19 @@ export const make = Effect.gen(function* () {
   const clientRenderedHosts = new LRUCache<string, true>({ max: 10_000, ttl: CLIENT_RENDERED_HOST_TTL_MS })
   const hostOf = (url: string) => URL.parse(url)?.host ?? url
 
-  const fetchPage = Effect.fn("Scrape.fetch")(function* (url: string, input: ScrapeInput, inBrowser: boolean) {
+  const fetchPage = Effect.fn("Scrape.fetch")(function* (
+    url: string,
+    input: ScrapeInput,
+    inBrowser: boolean,
+    proxy?: string,
+  ) {
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     const request = {
       url,
       headers: input.headers ?? {},
       timeoutMs: input.timeout,
       skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
+      proxy,
     }
     const profile = input.profile
     const saved =
@@ -176,6 +184,7 @@ export const make = Effect.gen(function* () {
       screenshot: fetched.screenshot,
       actions: fetched.actions,
       viaHttp: !(inBrowser && Option.isSome(browser)),
+      proxied: proxy !== undefined,
     }
   })
 
@@ -212,14 +221,16 @@ export const make = Effect.gen(function* () {
     // Plain HTTP unless the request needs the browser (the capability check let it through only with one) or the
     // host's pages are rendered by JavaScript; a page that turns out to be a JavaScript shell is loaded again in it.
     const hasBrowser = Option.isSome(browser)
-    let fetched = yield* fetchPage(
-      url,
-      input,
-      hasBrowser && (browserOptionOf(input) !== undefined || clientRenderedHosts.has(hostOf(url))),
-    )
+    const inBrowser = hasBrowser && (browserOptionOf(input) !== undefined || clientRenderedHosts.has(hostOf(url)))
+    let fetched = yield* fetchPage(url, input, inBrowser, input.proxy === "basic" ? proxies?.next() : undefined)
+    // `auto`: a site that refuses this client is asked again through a proxy.
+    if (input.proxy === "auto" && !fetched.proxied && PROXY_RETRY_STATUSES.has(fetched.page.statusCode)) {
+      const proxy = proxies?.next()
+      if (proxy !== undefined) fetched = yield* fetchPage(url, input, inBrowser, proxy)
+    }
     if (hasBrowser && fetched.viaHttp && isHtml(fetched.page) && looksClientRendered(fetched.page.body)) {
       clientRenderedHosts.set(hostOf(url), true)
-      fetched = yield* fetchPage(url, input, true)
+      fetched = yield* fetchPage(url, input, true, fetched.proxied ? proxies?.next() : undefined)
     }
     const { page, retryAfter, screenshot, actions } = fetched
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0

@@ -12,6 +12,8 @@ export interface FetchRequest {
   /** Budget for the whole fetch: every hop and the body. */
   readonly timeoutMs: number
   readonly skipTlsVerification: boolean
+  /** Send the request through this proxy (`http://[user:pass@]host:port`) instead of connecting directly. */
+  readonly proxy?: string | undefined
 }
 
 export interface FetchedPage {

@@ -8,7 +8,7 @@ import type { Readable } from "node:stream"
 import { Config, type ConfigError, Duration, Effect, Exit, Layer, type Scope } from "effect"
 import { CookieJar } from "tough-cookie"
 import { ScrapeError } from "../Errors.js"
-import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
+import { clientOwnedHeaders, findScrapeError, guardedAgent, proxyAgents } from "../Net/GuardedHttp.js"
 import { UrlGuard } from "../Net/UrlGuard.js"
 import { readBody } from "./BodyReader.js"
 import { type FetchedPage, Fetcher, type FetchRequest } from "./Fetcher.js"
@@ -122,6 +122,7 @@ export const make = (
     const guard = yield* UrlGuard
     const verifying = yield* guardedAgent(guard, { rejectUnauthorized: true })
     const lenient = yield* guardedAgent(guard, { rejectUnauthorized: false })
+    const throughProxy = yield* proxyAgents()
 
     const headersFor = (request: FetchRequest, url: URL, firstOrigin: string, cookies: string) => {
       const headers = defaultHeaders(config)
@@ -136,7 +137,12 @@ export const make = (
 
     const fetch = Effect.fn("Fetcher.fetch")(
       function* (request: FetchRequest, controller: AbortController) {
-        const agent = request.skipTlsVerification ? lenient : verifying
+        const agent =
+          request.proxy !== undefined
+            ? throughProxy(request.proxy, !request.skipTlsVerification)
+            : request.skipTlsVerification
+              ? lenient
+              : verifying
         // Made on the first Set-Cookie: most fetches are one hop without cookies.
         let jar: CookieJar | undefined
         const first = yield* guard.checkUrl(request.url)

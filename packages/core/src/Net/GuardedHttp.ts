@@ -4,7 +4,7 @@
  * guard's own error inside the error chain undici wraps it in.
  */
 import { Effect, type Scope } from "effect"
-import { Agent } from "undici"
+import { Agent, type Dispatcher, ProxyAgent } from "undici"
 import { ScrapeError } from "../Errors.js"
 import type { UrlGuard } from "./UrlGuard.js"
 
@@ -19,6 +19,32 @@ export const guardedAgent = (
   Effect.acquireRelease(
     Effect.sync(() => new Agent({ connect: { lookup: guard.lookup, rejectUnauthorized: options.rejectUnauthorized } })),
     (agent) => Effect.promise(() => agent.destroy()),
+  )
+
+/**
+ * Agents through the operator's proxies, one per proxy and TLS mode, made on first use and destroyed with the scope.
+ * The proxy resolves the target's name itself: callers check each URL with `guard.checkUrl` first.
+ */
+export const proxyAgents = (): Effect.Effect<
+  (proxy: string, rejectUnauthorized: boolean) => Dispatcher,
+  never,
+  Scope.Scope
+> =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => new Map<string, ProxyAgent>()),
+      (agents) => Effect.promise(() => Promise.all([...agents.values()].map((agent) => agent.destroy()))),
+    ),
+    (agents) => (proxy, rejectUnauthorized) => {
+      const key = `${rejectUnauthorized}|${proxy}`
+      let agent = agents.get(key)
+      if (agent === undefined) {
+        // Plain-HTTP targets are sent to the proxy as absolute URLs (what every HTTP proxy speaks), HTTPS ones tunnel.
+        agent = new ProxyAgent({ uri: proxy, proxyTunnel: false, requestTls: { rejectUnauthorized } })
+        agents.set(key, agent)
+      }
+      return agent
+    },
   )
 
 /** Connection-level headers (lower case) are the client's business; undici rejects several of them outright. */
