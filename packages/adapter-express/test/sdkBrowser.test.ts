@@ -21,7 +21,8 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "text/html" })
       res.end(
         `<html><head><title>Counter</title></head><body><p id="count">Clicked 0 times.</p>
-        <button onclick="document.getElementById('count').textContent = 'Clicked ' + (++window.n || (window.n = 1)) + ' times.'">Add</button></body></html>`,
+        <button onclick="document.getElementById('count').textContent = 'Clicked ' + (++window.n || (window.n = 1)) + ' times.'">Add</button>
+        <a href="/second">Second page</a></body></html>`,
       )
     }),
   )
@@ -84,4 +85,25 @@ it("continues a scrape with interact and stops it through the official SDK", asy
   expect(run.success).toBe(true)
   const stopped = await client.stopInteraction(jobId)
   expect(stopped.success).toBe(true)
+})
+
+it("crawls and batch-scrapes with actions and screenshots in the scrape options through the official SDK", async () => {
+  const client = new Firecrawl({ apiKey: "fc-unused", apiUrl: api.url })
+  const scrapeOptions = {
+    formats: ["markdown" as const, { type: "screenshot" as const }],
+    actions: [{ type: "click" as const, selector: "button" }],
+  }
+  const crawl = await client.crawl(site.url, { limit: 2, scrapeOptions, pollInterval: 1 })
+  expect(crawl.status).toBe("completed")
+  expect(crawl.data.map((page) => new URL(page.metadata?.sourceURL ?? "").pathname).sort()).toEqual(["/", "/second"])
+  for (const page of crawl.data) {
+    expect(page.markdown).toContain("Clicked 1 times.")
+    expect(page.screenshot?.startsWith("data:image/png;base64,")).toBe(true)
+  }
+  const batch = await client.batchScrape([`${site.url}/a`, `${site.url}/b`], {
+    options: scrapeOptions,
+    pollInterval: 1,
+  })
+  expect(batch.data).toHaveLength(2)
+  for (const page of batch.data) expect(page.metadata?.engine).toBe("browser")
 })
