@@ -3,7 +3,8 @@
  * scrape and map; the job store they keep their state in, and (unless turned off) a worker that runs the jobs.
  * Hosts (the facade, the HTTP adapters, the CLI) build one of these and keep it for their lifetime.
  */
-import { Config, Effect, Layer } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
+import * as Artifacts from "./Artifacts/ArtifactStore.js"
 import type { BatchScrape } from "./BatchScrape.js"
 import * as BatchScrapeModule from "./BatchScrape.js"
 import * as CacheScope from "./Cache/CacheScope.js"
@@ -79,6 +80,11 @@ export interface EngineOptions {
    * `"auto"` ones (the default) when the site answers 401, 403 or 429 directly. Default: none (`WEBDATA_PROXY_URL`).
    */
   readonly proxies?: ReadonlyArray<string>
+  /**
+   * Keep screenshots and PDFs as files served under `/v2/artifacts/{name}` and put their URLs in documents, instead
+   * of `data:` URLs (`WEBDATA_ARTIFACTS=dir:<path>`, `WEBDATA_ARTIFACTS_URL`).
+   */
+  readonly artifacts?: Artifacts.DirectoryOptions
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -109,10 +115,19 @@ interface Parts {
   readonly heap: Layer.Layer<never>
   readonly interact: Layer.Layer<InteractSessions.InteractConfig>
   readonly proxies: Layer.Layer<Proxies.Proxies>
+  readonly artifacts: Layer.Layer<Artifacts.ArtifactStore> | undefined
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
-  const base = Layer.mergeAll(parts.heap, parts.guard, parts.store, WorkSignal.layer, parts.jobs, parts.proxies)
+  const base = Layer.mergeAll(
+    parts.heap,
+    parts.guard,
+    parts.store,
+    WorkSignal.layer,
+    parts.jobs,
+    parts.proxies,
+    parts.artifacts ?? Layer.empty,
+  )
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
@@ -173,6 +188,7 @@ const layerWith = (
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
     proxies: Proxies.layer(options.proxies),
+    artifacts: options.artifacts !== undefined ? Artifacts.layerDirectory(options.artifacts) : undefined,
   })
 
 /**
@@ -187,6 +203,7 @@ export const layerConfig = (
     Effect.gen(function* () {
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
       const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
+      const artifacts = yield* Artifacts.layerConfig
       return assemble({
         guard: UrlGuard.layerConfig,
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
@@ -201,6 +218,7 @@ export const layerConfig = (
         heap: HeapGrowth.layerConfig,
         interact: InteractSessions.configLayerConfig,
         proxies: Layer.orDie(Proxies.layerConfig),
+        artifacts: Option.getOrUndefined(artifacts),
       })
     }).pipe(Effect.orDie),
   )

@@ -7,6 +7,7 @@
 import { Context, Duration, Effect, Layer, Option } from "effect"
 import { LRUCache } from "lru-cache"
 import { v7 as uuidv7 } from "uuid"
+import { ArtifactStore, fromDataUrl } from "./Artifacts/ArtifactStore.js"
 import { CacheScope, partitionOf } from "./Cache/CacheScope.js"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { decodeBody } from "./Content/Charset.js"
@@ -96,6 +97,12 @@ export const make = Effect.gen(function* () {
   const guard = yield* UrlGuard
   const scope = yield* CacheScope
   const proxies = Option.getOrUndefined(yield* Effect.serviceOption(Proxies))
+  const artifacts = Option.getOrUndefined(yield* Effect.serviceOption(ArtifactStore))
+  /** A `data:` URL of the browser's, as the artifact store's URL when there is one. */
+  const stored = (url: string): Effect.Effect<string> => {
+    const artifact = artifacts === undefined ? undefined : fromDataUrl(url)
+    return artifact === undefined || artifacts === undefined ? Effect.succeed(url) : artifacts.put(artifact)
+  }
   // Where saved browser profiles live (the `profile` option); engines built without a job store have none.
   const profiles = yield* Effect.serviceOption(JobStore)
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
@@ -232,7 +239,16 @@ export const make = Effect.gen(function* () {
       clientRenderedHosts.set(hostOf(url), true)
       fetched = yield* fetchPage(url, input, true, fetched.proxied ? proxies?.next() : undefined)
     }
-    const { page, retryAfter, screenshot, actions } = fetched
+    const { page, retryAfter } = fetched
+    const screenshot = fetched.screenshot === undefined ? undefined : yield* stored(fetched.screenshot)
+    const actions =
+      fetched.actions === undefined
+        ? undefined
+        : {
+            ...fetched.actions,
+            screenshots: yield* Effect.forEach(fetched.actions.screenshots, stored),
+            pdfs: yield* Effect.forEach(fetched.actions.pdfs, stored),
+          }
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     // Error pages are not cached: a later visit should see the site recovered. Neither are pages seen with the
     // caller's headers or profile: they may be that caller's alone.

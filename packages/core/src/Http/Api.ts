@@ -466,15 +466,23 @@ const interactGroup = HttpApiGroup.make("interact")
   )
   .middleware(Authorization)
 
-/** Pages opened by URL (a token in the query instead of a key): the live view of a session. */
-const liveGroup = HttpApiGroup.make("live").add(
-  HttpApiEndpoint.get("liveView", "/v2/interact/:id/live")
-    .setPath(SessionId)
-    .setUrlParams(Schema.Struct({ token: Schema.optional(Schema.String) }))
-    .addSuccess(Schema.String)
-    .addError(errorBody(404, "Unknown session or token"))
-    .annotate(OpenApi.Summary, "A page showing the session live (the interactive URL's token also forwards input)"),
-)
+/** Pages opened by URL (a token in the URL instead of a key): a session's live view, a stored screenshot or PDF. */
+const publicGroup = HttpApiGroup.make("public")
+  .add(
+    HttpApiEndpoint.get("artifact", "/v2/artifacts/:name")
+      .setPath(Schema.Struct({ name: Schema.String }))
+      .addSuccess(Schema.Unknown)
+      .addError(errorBody(404, "Unknown or expired artifact, or no artifact store"))
+      .annotate(OpenApi.Summary, "A screenshot or PDF kept by the artifact store (WEBDATA_ARTIFACTS)"),
+  )
+  .add(
+    HttpApiEndpoint.get("liveView", "/v2/interact/:id/live")
+      .setPath(SessionId)
+      .setUrlParams(Schema.Struct({ token: Schema.optional(Schema.String) }))
+      .addSuccess(Schema.String)
+      .addError(errorBody(404, "Unknown session or token"))
+      .annotate(OpenApi.Summary, "A page showing the session live (the interactive URL's token also forwards input)"),
+  )
 
 export const HealthResponse = Schema.Struct({
   success: Schema.Literal(true),
@@ -498,7 +506,7 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(batchGroup)
   .add(mapGroup)
   .add(interactGroup)
-  .add(liveGroup)
+  .add(publicGroup)
   .annotate(OpenApi.Title, "webdata API")
   .annotate(OpenApi.Version, "2.0.0")
   .annotate(

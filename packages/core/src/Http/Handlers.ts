@@ -12,8 +12,9 @@ import { Scrape } from "../Scrape.js"
 import { VERSION } from "../Version.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
-import { InteractHandlers, LiveHandlers } from "./InteractHandlers.js"
+import { InteractHandlers } from "./InteractHandlers.js"
 import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
+import { PublicHandlers } from "./PublicHandlers.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
@@ -82,5 +83,5 @@ export const layer = Layer.mergeAll(
   BatchHandlers,
   MapHandlers,
   InteractHandlers,
-  LiveHandlers,
+  PublicHandlers,
 )

@@ -3,7 +3,7 @@
  * in a session, and the live view page. The session's sockets (DevTools protocol, live frames) are the host's: see
  * `WebHandler.openSessionSocket`.
  */
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { decodeLenient } from "../Domain/Decode.js"
 import type { Document } from "../Domain/Document.js"
@@ -16,7 +16,6 @@ import {
   ScrapeInteractRequest,
 } from "../Interact/InteractRequest.js"
 import { InteractSessions, type SessionInfo } from "../Interact/InteractSessions.js"
-import { livePage } from "../Interact/LivePage.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { type Owner, ownerOf } from "../Jobs/Owner.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -185,20 +184,4 @@ export const InteractHandlers = HttpApiBuilder.group(WebdataApi, "interact", (ha
         ),
       )
   }),
-)
-
-export const LiveHandlers = HttpApiBuilder.group(WebdataApi, "live", (handlers) =>
-  Effect.map(InteractSessions, (sessions) =>
-    handlers.handleRaw("liveView", ({ path, urlParams }) =>
-      respond(
-        Effect.map(sessions.access(path.id, urlParams.token ?? ""), (access) =>
-          HttpServerResponse.text(livePage(access.control), {
-            contentType: "text/html; charset=utf-8",
-            // The token is in the page's URL: it must not leak to other sites through the Referer.
-            headers: { "referrer-policy": "no-referrer", "cache-control": "no-store" },
-          }),
-        ),
-      ),
-    ),
-  ),
 )

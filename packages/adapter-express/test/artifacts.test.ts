@@ -1,0 +1,79 @@
+/**
+ * The artifact store: with `artifacts` set, screenshots and PDFs are files served under `/v2/artifacts/{name}` and
+ * documents carry their URLs instead of `data:` URLs; names are random, anything else is 404.
+ */
+import { mkdtempSync, readdirSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { layer as browserLayer, findChromium } from "@webdata/browser"
+import { Engine, ServerConfig } from "@webdata/core"
+import { afterAll, beforeAll, expect, it } from "vitest"
+import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { type RunningServer, serve } from "../src/serve.js"
+
+const executablePath = findChromium()
+if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
+
+const BASE = "https://files.example.test/v2/artifacts"
+const directory = mkdtempSync(join(tmpdir(), "webdata-artifacts-"))
+let site: Listening
+let api: RunningServer
+beforeAll(async () => {
+  site = await listenOnLoopback(
+    createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/html" })
+      res.end("<!doctype html><title>Chart</title><p>A chart worth keeping.</p>")
+    }),
+  )
+  api = await serve({
+    port: 0,
+    engine: Engine.layer({
+      allowPrivateAddresses: true,
+      worker: false,
+      browser: browserLayer({ executablePath }),
+      artifacts: { directory, baseUrl: BASE },
+    }),
+    serverConfig: ServerConfig.layer({ apiKeys: [] }),
+  })
+})
+afterAll(async () => {
+  await api?.close()
+  await site?.close()
+})
+
+it("keeps screenshots and PDFs as files and answers their URLs", async () => {
+  const response = await fetch(`${api.url}/v2/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url: site.url, formats: ["markdown", "screenshot"], actions: [{ type: "pdf" }] }),
+  })
+  const { data } = (await response.json()) as { data: { screenshot: string; actions: { pdfs: Array<string> } } }
+  expect(data.screenshot).toMatch(new RegExp(`^${BASE}/[0-9a-f]{32}\\.png$`))
+  expect(data.actions.pdfs[0]).toMatch(new RegExp(`^${BASE}/[0-9a-f]{32}\\.pdf$`))
+  expect(readdirSync(directory).sort()).toEqual(
+    [data.screenshot, data.actions.pdfs[0]!].map((url) => url.slice(BASE.length + 1)).sort(),
+  )
+  const image = await fetch(`${api.url}/v2/artifacts/${data.screenshot.slice(BASE.length + 1)}`)
+  expect(image.status).toBe(200)
+  expect(image.headers.get("content-type")).toBe("image/png")
+  expect(
+    Buffer.from(await image.arrayBuffer())
+      .subarray(1, 4)
+      .toString(),
+  ).toBe("PNG")
+  const pdf = await fetch(`${api.url}/v2/artifacts/${data.actions.pdfs[0]!.slice(BASE.length + 1)}`)
+  expect(
+    Buffer.from(await pdf.arrayBuffer())
+      .subarray(0, 5)
+      .toString(),
+  ).toBe("%PDF-")
+})
+
+it("answers 404 for names it did not give", async () => {
+  for (const name of ["0123456789abcdef0123456789abcdef.png", "..%2F..%2Fetc%2Fpasswd", "x.png"]) {
+    const response = await fetch(`${api.url}/v2/artifacts/${name}`)
+    expect(response.status, name).toBe(404)
+    expect(await response.json()).toMatchObject({ success: false, code: "NOT_FOUND" })
+  }
+})
