@@ -214,6 +214,28 @@ describe("interact sessions", () => {
     expect((await call(server, "POST", `/v2/scrape/${id}/interact`, { prompt: "click it" })).status).toBe(400)
   })
 
+  it("continue a browser scrape with its cookies, storage and phone emulation", async () => {
+    const scraped = await call(server, "POST", "/v2/scrape", {
+      url: `${site.url}/shop`,
+      formats: ["markdown"],
+      mobile: true,
+    })
+    const id = scraped.body.data!.metadata.scrapeId
+    const run = await call(server, "POST", `/v2/scrape/${id}/interact`, {
+      actions: [
+        {
+          type: "executeJavascript",
+          script: "[location.pathname, document.cookie, localStorage.getItem('seen'), screen.width].join(' ')",
+        },
+      ],
+    })
+    expect(run.status, JSON.stringify(run.body)).toBe(200)
+    expect(run.body.actions?.javascriptReturns[0]?.value).toBe("/shop basket=42 yes 390")
+    // Another key cannot continue it.
+    expect((await call(server, "POST", `/v2/scrape/${id}/interact`, { actions: [] }, KEY_B)).status).toBe(404)
+    await call(server, "DELETE", `/v2/scrape/${id}/interact`)
+  })
+
   it("show the page live and forward a viewer's click with the interactive URL", async () => {
     const session = await open(server)
     const viewer = await chromium.launch({ executablePath, args: ["--no-sandbox"] })

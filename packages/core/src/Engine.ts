@@ -16,6 +16,7 @@ import { discoverBrowser } from "./Engines/BrowserDiscovery.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
 import * as InteractSessions from "./Interact/InteractSessions.js"
+import * as ScrapeReplay from "./Interact/ScrapeReplay.js"
 import * as JobControl from "./Jobs/JobControl.js"
 import type { JobStore, StoreError } from "./Jobs/JobStore.js"
 import * as JobsConfig from "./Jobs/JobsConfig.js"
@@ -99,6 +100,7 @@ export type EngineServices =
   | JobStore
   | UrlGuard.UrlGuard
   | InteractSessions.InteractSessions
+  | ScrapeReplay.ScrapeReplay
 
 /** What `assemble` needs from the host's settings. */
 interface Parts {
@@ -127,6 +129,7 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     parts.jobs,
     parts.proxies,
     parts.artifacts ?? Layer.empty,
+    ScrapeReplay.layer,
   )
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))

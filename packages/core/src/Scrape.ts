@@ -18,6 +18,7 @@ import { withScheme } from "./Domain/Url.js"
 import { BrowserEngine, type RenderedPage, type ScreenshotRequest } from "./Engines/Browser.js"
 import { Fetcher } from "./Engines/Fetcher.js"
 import { RequestError, ScrapeError } from "./Errors.js"
+import { ScrapeReplay } from "./Interact/ScrapeReplay.js"
 import { JobStore } from "./Jobs/JobStore.js"
 import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
@@ -98,6 +99,7 @@ export const make = Effect.gen(function* () {
   const scope = yield* CacheScope
   const proxies = Option.getOrUndefined(yield* Effect.serviceOption(Proxies))
   const artifacts = Option.getOrUndefined(yield* Effect.serviceOption(ArtifactStore))
+  const replays = Option.getOrUndefined(yield* Effect.serviceOption(ScrapeReplay))
   /** A `data:` URL of the browser's, as the artifact store's URL when there is one. */
   const stored = (url: string): Effect.Effect<string> => {
     const artifact = artifacts === undefined ? undefined : fromDataUrl(url)
@@ -162,11 +164,17 @@ export const make = Effect.gen(function* () {
             mobile: input.mobile,
             location: input.location,
             ...(Option.isSome(saved) ? { storageState: saved.value } : {}),
-            keepState: profile !== undefined && profile.saveChanges !== false,
+            // For the profile, and for a session that continues this scrape.
+            keepState: true,
           })
         : yield* fetcher.fetch(request)
     // The page's cookies and storage go back into the profile (as an interact session's do when it ends).
-    if (profile !== undefined && fetched.storageState !== undefined && Option.isSome(profiles))
+    if (
+      profile?.saveChanges !== false &&
+      profile !== undefined &&
+      fetched.storageState !== undefined &&
+      Option.isSome(profiles)
+    )
       yield* profiles.value.putProfile(input.owner ?? null, profile.name, fetched.storageState).pipe(Effect.orDie)
     if (!isTextual(fetched.contentType))
       return yield* new ScrapeError({
@@ -192,6 +200,7 @@ export const make = Effect.gen(function* () {
       actions: fetched.actions,
       viaHttp: !(inBrowser && Option.isSome(browser)),
       proxied: proxy !== undefined,
+      storageState: fetched.storageState,
     }
   })
 
@@ -267,6 +276,15 @@ export const make = Effect.gen(function* () {
       cacheState: "miss",
       engine: fetched.viaHttp ? "http" : "browser",
     })
+    if (replays !== undefined)
+      yield* replays.remember(scrapeId, {
+        owner: input.owner ?? null,
+        url: page.url,
+        mobile: input.mobile,
+        location: input.location,
+        headers: input.headers,
+        storageState: fetched.storageState,
+      })
     const document = {
       ...built,
       ...(screenshot !== undefined ? { screenshot } : {}),

@@ -16,6 +16,7 @@ import {
   ScrapeInteractRequest,
 } from "../Interact/InteractRequest.js"
 import { InteractSessions, type SessionInfo } from "../Interact/InteractSessions.js"
+import { ScrapeReplay } from "../Interact/ScrapeReplay.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { type Owner, ownerOf } from "../Jobs/Owner.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -84,13 +85,31 @@ const withoutPrompt = new RequestError({
   message: "`prompt` needs a language model, which is not available in this build; send `code` or `actions`.",
 })
 
-/** Where a scrape ended: the page a session continuing it opens. */
-const scrapeOrigin = (document: Document): string | undefined => document.metadata.url ?? document.metadata.sourceURL
+const replayUnavailable = new RequestError({
+  reason: "Conflict",
+  code: "REPLAY_UNAVAILABLE",
+  message: "Replay context is unavailable for this scrape job. Please rerun the scrape.",
+})
+
+/**
+ * Where a session continuing a scrape starts: the scrape's page with its browser's cookies and storage and its
+ * emulation while they are kept (`ScrapeReplay`), else the stored document's URL (404 when the scrape is unknown).
+ */
+const replayOf = (scrapeId: string, owner: Owner) =>
+  Effect.gen(function* () {
+    const kept = yield* Effect.flatMap(ScrapeReplay, (replays) => replays.recall(scrapeId, owner))
+    if (Option.isSome(kept)) {
+      const { owner: _, url, ...emulation } = kept.value
+      return { url, emulation }
+    }
+    const document: Document = yield* Effect.flatMap(JobControl, (control) => control.getScrape(scrapeId, owner))
+    const url = document.metadata.url ?? document.metadata.sourceURL
+    return url === undefined ? yield* replayUnavailable : { url }
+  })
 
 export const InteractHandlers = HttpApiBuilder.group(WebdataApi, "interact", (handlers) =>
   Effect.gen(function* () {
     const sessions = yield* InteractSessions
-    const control = yield* JobControl
     const create = (request: HttpServerRequest.HttpServerRequest) =>
       respond(
         Effect.gen(function* () {
@@ -149,17 +168,13 @@ export const InteractHandlers = HttpApiBuilder.group(WebdataApi, "interact", (ha
             const existing = yield* sessions.forScrape(owner, scrapeId)
             const info = Option.isSome(existing)
               ? existing.value
-              : yield* Effect.flatMap(control.getScrape(scrapeId, owner), (document) => {
-                  const url = scrapeOrigin(document)
-                  return url === undefined
-                    ? Effect.fail(
-                        new RequestError({
-                          reason: "Conflict",
-                          code: "REPLAY_UNAVAILABLE",
-                          message: "Replay context is unavailable for this scrape job. Please rerun the scrape.",
-                        }),
-                      )
-                    : sessions.open({ ttl: 600, activityTtl: 300, streamWebView: true, owner, url, scrapeId })
+              : yield* sessions.open({
+                  ttl: 600,
+                  activityTtl: 300,
+                  streamWebView: true,
+                  owner,
+                  scrapeId,
+                  ...(yield* replayOf(scrapeId, owner)),
                 })
             const outcome = yield* execute(owner, info.id, body)
             return { success: true, sessionId: info.id, ...sessionUrls(request, info), ...outcome }

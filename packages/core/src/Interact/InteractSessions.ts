@@ -8,7 +8,13 @@ import { randomBytes, timingSafeEqual } from "node:crypto"
 import { Config, Context, Effect, Layer, Option, Schedule } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import type { Action } from "../Domain/Actions.js"
-import { BrowserEngine, type CodeRun, type LiveSession, type SessionRun } from "../Engines/Browser.js"
+import {
+  BrowserEngine,
+  type CodeRun,
+  type LiveSession,
+  type SessionRun,
+  type SessionSettings,
+} from "../Engines/Browser.js"
 import { RequestError, type ScrapeError } from "../Errors.js"
 import { JobStore } from "../Jobs/JobStore.js"
 import type { Owner } from "../Jobs/Owner.js"
@@ -70,7 +76,8 @@ export interface OpenOptions extends CreateSessionRequest {
   readonly owner: Owner
   readonly url?: string | undefined
   readonly scrapeId?: string | undefined
-  readonly emulation?: Pick<Parameters<BrowserEngine["Type"]["openSession"]>[0], "mobile" | "location" | "headers">
+  /** How the session looks at sites, and the cookies and storage it starts with (a scrape's, when it continues one). */
+  readonly emulation?: Pick<SessionSettings, "mobile" | "location" | "headers" | "storageState">
 }
 
 interface Entry {
@@ -184,6 +191,7 @@ export const make = Effect.gen(function* () {
       ...options.emulation,
       url: options.url,
       timeoutMs: 30_000,
+      // A profile's state wins over a scrape's.
       ...(Option.isSome(storageState) ? { storageState: storageState.value } : {}),
     })
     const now = Date.now()
