@@ -1,6 +1,5 @@
 /** `npm start`: the API (and, from the jobs issue on, a worker) on PORT/HOST, configured from the environment. */
-import { findChromium } from "@webdata/browser"
-import { serve } from "./serve.js"
+import { enginesLine, serve } from "./serve.js"
 
 const port = Number(process.env.PORT ?? 3002)
 const host = process.env.HOST ?? "127.0.0.1"
@@ -10,12 +9,7 @@ const running = await serve({ port, host }).catch((error: unknown) => {
   process.exit(1)
 })
 console.log(`webdata API listening on ${running.url}`)
-const chromium = findChromium()
-console.log(
-  chromium !== undefined
-    ? `engines: http, browser (Chromium at ${chromium})`
-    : "engines: http only; no Chromium found (set CHROMIUM_PATH or install chromium): waitFor answers 400",
-)
+console.log(enginesLine())
 
 const shutdown = () => {
   running.close().then(

@@ -52,6 +52,14 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
 export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
   Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()))
 
+/** What `npm start` and `webdata serve` say at start-up about the engines `engineFromEnvironment()` has. */
+export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {
+  const chromium = Browser.findChromium(env)
+  return chromium !== undefined
+    ? `engines: http, browser (Chromium at ${chromium})`
+    : "engines: http only; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400"
+}
+
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
   const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
     Layer.merge(options.engine ?? engineFromEnvironment(), options.serverConfig ?? ServerConfig.layerConfig),

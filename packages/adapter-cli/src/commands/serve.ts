@@ -22,12 +22,16 @@ export const serveCommand = Command.make("serve", options, ({ port, host }) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       // The server's modules load only for this command.
-      try: () => import("@webdata/adapter-express").then(({ serve }) => serve({ port, host })),
+      try: () =>
+        import("@webdata/adapter-express").then(async ({ enginesLine, serve }) => ({
+          ...(await serve({ port, host })),
+          engines: enginesLine(),
+        })),
       catch: (error) => new CliFailure(`Cannot listen on ${host}:${port}: ${(error as Error).message}`),
     }),
     (running) => Effect.promise(running.close),
   ).pipe(
-    Effect.tap((running) => Effect.log(`webdata API listening on ${running.url}`)),
+    Effect.tap((running) => Effect.log(`webdata API listening on ${running.url}; ${running.engines}`)),
     // Node's default would end the process at once; this way the scope closes the server first (open requests
     // finish, watchers close, the engine stops), as `npm start` does.
     Effect.zipRight(waitForSignal(["SIGINT", "SIGTERM"])),

@@ -56,7 +56,10 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
       "SCRAPE_UNSUPPORTED_FORMAT",
       BROWSER_FORMATS.has(format.type)
         ? `The ${format.type} format needs the browser engine, which ${WITHOUT_BROWSER}`
-        : `The ${format.type} format is not supported yet. Supported formats: ${[...SUPPORTED_FORMATS].join(", ")}.`,
+        : `The ${format.type} format is not supported yet. Supported formats: ${[
+            ...SUPPORTED_FORMATS,
+            ...(engines.browser ? BROWSER_FORMATS : []),
+          ].join(", ")}.`,
     )
   if (!engines.browser && options.actions !== undefined && options.actions.length > 0)
     return unsupported(
