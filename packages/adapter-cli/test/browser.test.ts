@@ -9,13 +9,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { findChromium } from "../../browser/src/index.js"
+// Fails the file at once on a machine without Chromium.
+import "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { runWebdata as webdata } from "./support/binary.js"
 import { spawnWebdata } from "./support/child.js"
-
-const executablePath = findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 
 let site: Listening
 beforeAll(async () => {

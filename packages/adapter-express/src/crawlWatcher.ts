@@ -7,7 +7,7 @@ import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import { CrawlWatch } from "@webdata/core"
 import { type WebSocket, WebSocketServer } from "ws"
-import { claim, pass, register } from "./upgrades.js"
+import { claim, listen, pass } from "./upgrades.js"
 
 export interface CrawlWatcherOptions {
   /** Where the API is mounted (`app.use("/api", router)` → `"/api"`). Default: the root. */
@@ -99,14 +99,5 @@ export const attachCrawlWatcher = (
       void stream(ws, source.watchJob(job.kind, job.id, token))
     })
   }
-  const unregister = register(server)
-  server.on("upgrade", onUpgrade)
-  return {
-    close: () => {
-      unregister()
-      server.off("upgrade", onUpgrade)
-      for (const client of wss.clients) client.close(1001)
-      wss.close()
-    },
-  }
+  return { close: listen(server, wss, onUpgrade) }
 }

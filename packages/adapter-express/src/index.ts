@@ -7,7 +7,7 @@ export {
   type CrawlWatchSource,
 } from "./crawlWatcher.js"
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
-export { enginesLine, engineFromEnvironment, type RunningServer, type ServeOptions, serve } from "./serve.js"
+export { engineFromEnvironment, enginesLine, type RunningServer, type ServeOptions, serve } from "./serve.js"
 export {
   attachSessionSockets,
   type SessionSocketSource,

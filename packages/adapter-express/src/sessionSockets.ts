@@ -8,7 +8,7 @@ import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
 import type { LiveInput, SessionSocket, WebHandler } from "@webdata/core"
 import { WebSocket, WebSocketServer } from "ws"
-import { claim, pass, refuse, register } from "./upgrades.js"
+import { claim, listen, pass, refuse } from "./upgrades.js"
 
 export interface SessionSocketsOptions {
   /** Where the API is mounted (`app.use("/api", router)` → `"/api"`). Default: the root. */
@@ -118,14 +118,5 @@ export const attachSessionSockets = (
       () => refuse(socket, "500 Internal Server Error"),
     )
   }
-  const unregister = register(server)
-  server.on("upgrade", onUpgrade)
-  return {
-    close: () => {
-      unregister()
-      server.off("upgrade", onUpgrade)
-      for (const client of wss.clients) client.close(1001)
-      wss.close()
-    },
-  }
+  return { close: listen(server, wss, onUpgrade) }
 }

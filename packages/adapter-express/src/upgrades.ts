@@ -4,14 +4,26 @@
  */
 import type { IncomingMessage, Server } from "node:http"
 import type { Duplex } from "node:stream"
+import type { WebSocketServer } from "ws"
 
 const claimed = new WeakSet<IncomingMessage>()
 const ours = new WeakMap<Server, number>()
 
-/** Counts one of the adapter's listeners on `server` (undo with the returned function). */
-export const register = (server: Server): (() => void) => {
+export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void
+
+/**
+ * Adds one of the adapter's upgrade listeners to `server`; the returned function removes it and closes the sockets
+ * `wss` opened (1001, going away).
+ */
+export const listen = (server: Server, wss: WebSocketServer, onUpgrade: UpgradeListener): (() => void) => {
   ours.set(server, (ours.get(server) ?? 0) + 1)
-  return () => ours.set(server, Math.max(0, (ours.get(server) ?? 1) - 1))
+  server.on("upgrade", onUpgrade)
+  return () => {
+    ours.set(server, Math.max(0, (ours.get(server) ?? 1) - 1))
+    server.off("upgrade", onUpgrade)
+    for (const client of wss.clients) client.close(1001)
+    wss.close()
+  }
 }
 
 /** One of the adapter's listeners handles this request. */

@@ -6,14 +6,12 @@ import { mkdtempSync, readdirSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { layer as browserLayer, findChromium } from "@webdata/browser"
+import { layer as browserLayer } from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/serve.js"
-
-const executablePath = findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 
 const BASE = "https://files.example.test/v2/artifacts"
 const directory = mkdtempSync(join(tmpdir(), "webdata-artifacts-"))

@@ -5,16 +5,14 @@
  */
 import { createServer } from "node:http"
 import { setTimeout as sleep } from "node:timers/promises"
-import { layer as browserLayer, findChromium } from "@webdata/browser"
+import { layer as browserLayer } from "@webdata/browser"
 import { Engine, type EngineOptions, ServerConfig } from "@webdata/core"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { executablePath } from "../../browser/test/support/chromium.js"
 import { sessionProcesses, sessionProcessesSettled } from "../../browser/test/support/sessionProcesses.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/serve.js"
-
-const executablePath = findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 
 const KEY_A = "key-a"
 const KEY_B = "key-b"

@@ -7,11 +7,9 @@ import Firecrawl from "@mendable/firecrawl-js"
 import * as Browser from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/index.js"
-
-const executablePath = Browser.findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 
 let site: Listening
 let api: RunningServer

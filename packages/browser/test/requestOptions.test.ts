@@ -12,10 +12,8 @@ import { startForwardProxy } from "../../core/test/support/forwardProxy.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { selfSigned } from "../../core/test/support/selfSigned.js"
 import { failure } from "../../core/test/support/webdataFailure.js"
-import { findChromium, layer } from "../src/index.js"
-
-const executablePath = findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
+import { layer } from "../src/index.js"
+import { executablePath } from "./support/chromium.js"
 
 /** The headers of each request the site received, by path. */
 const seen = new Map<string, IncomingHttpHeaders>()

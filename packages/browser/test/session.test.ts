@@ -9,11 +9,9 @@ import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { failure } from "../../core/test/support/webdataFailure.js"
-import { findChromium, layer } from "../src/index.js"
+import { layer } from "../src/index.js"
+import { executablePath } from "./support/chromium.js"
 import { sessionProcesses, sessionProcessesSettled } from "./support/sessionProcesses.js"
-
-const executablePath = findChromium()
-if (executablePath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
 
 let site: Listening
 beforeAll(async () => {
