@@ -14,6 +14,18 @@ export const scrapeErrorOf = (error: unknown, url: string): ScrapeError => {
   const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
   if (error instanceof Error && error.name === "TimeoutError")
     return new ScrapeError({ reason: "Timeout", url, message: `The browser timed out loading ${url}: ${message}` })
+  if (/Download is starting/.test(message))
+    return new ScrapeError({
+      reason: "UnsupportedContent",
+      url,
+      message: `${url} is a file download (Content-Disposition: attachment), not a page the browser shows.`,
+    })
+  if (/crash/i.test(message))
+    return new ScrapeError({
+      reason: "EngineFailed",
+      url,
+      message: `The page ${url} crashed the browser's renderer (it ran out of memory, or Chromium failed): ${message}`,
+    })
   const reason = REASONS.find(([pattern]) => pattern.test(message))?.[1] ?? "EngineFailed"
   return new ScrapeError({ reason, url, message: `The browser could not load ${url}: ${message}` })
 }

@@ -8,6 +8,9 @@ import type { Browser } from "playwright-core"
  * Flags for a server: no sandbox (it needs user namespaces, which containers and root users lack), no /dev/shm (small
  * in containers), no GPU, and nothing that calls home (updates, sync, crash reports, background networking).
  */
+/** The V8 heap of one renderer (a page's scripts), in MiB. */
+export const RENDERER_HEAP_MB = 512
+
 export const LAUNCH_ARGS = [
   "--no-sandbox",
   "--disable-dev-shm-usage",
@@ -19,6 +22,9 @@ export const LAUNCH_ARGS = [
   "--disable-breakpad",
   "--no-first-run",
   "--mute-audio",
+  // A page's scripts get at most this much heap: one that allocates without end crashes its own renderer instead of
+  // taking the machine's memory.
+  `--js-flags=--max-old-space-size=${RENDERER_HEAP_MB}`,
 ]
 
 /**

@@ -4,7 +4,7 @@
  * answer handed to the browser: a redirect's target is then asked for anew and comes back through this check.
  */
 import { ScrapeError } from "@webdata/core/engine"
-import type { BrowserContext } from "playwright-core"
+import type { BrowserContext, Request, Route } from "playwright-core"
 
 /** Undefined when the guard allows `url`, else why it refuses it. */
 export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
@@ -17,23 +17,36 @@ export interface Refusals {
   readonly urls: Array<string>
 }
 
-export const guardRequests = async (context: BrowserContext, check: CheckTarget, refusals: Refusals) =>
-  context.route("**/*", async (route) => {
+/** Whether a request loads the page's own document (a popup's or a service worker's has no frame to ask). */
+const isPageDocument = (request: Request) => {
+  try {
+    return request.isNavigationRequest() && request.frame().parentFrame() === null
+  } catch {
+    return false
+  }
+}
+
+/** Requests one context may make; a page asking for more (ten thousand frames) gets the rest refused. */
+export const MAX_REQUESTS = 1500
+
+export const guardRequests = async (context: BrowserContext, check: CheckTarget, refusals: Refusals) => {
+  let requests = 0
+  const handle = async (route: Route) => {
     const request = route.request()
     const allowed = async (url: string) => {
       const refusal = await check(url)
       if (refusal === undefined) return true
       refusals.urls.push(url)
-      if (request.isNavigationRequest() && request.frame().parentFrame() === null && refusals.document === undefined)
-        refusals.document = refusal
+      if (refusals.document === undefined && isPageDocument(request)) refusals.document = refusal
       return false
     }
     const url = request.url()
     // data: and blob: URLs never leave the browser.
     if (!/^https?:/i.test(url)) return route.continue()
+    if (++requests > MAX_REQUESTS) return route.abort("blockedbyclient")
     if (!(await allowed(url))) return route.abort("blockedbyclient")
     const response = await route.fetch({ maxRedirects: 0 }).catch((error: unknown) => {
-      if (request.isNavigationRequest() && request.frame().parentFrame() === null) refusals.documentFailure ??= error
+      if (isPageDocument(request)) refusals.documentFailure ??= error
       return undefined
     })
     if (response === undefined) return route.abort("connectionfailed")
@@ -42,7 +55,18 @@ export const guardRequests = async (context: BrowserContext, check: CheckTarget,
     const target = location === undefined ? undefined : URL.parse(location, url)?.href
     if (target !== undefined && !(await allowed(target))) return route.abort("blockedbyclient")
     return route.fulfill({ response })
+  }
+  // A page closed while its request was in flight makes the route's calls throw: nobody is left to answer.
+  await context.route("**/*", (route) => handle(route).catch(() => route.abort().catch(() => undefined)))
+  // WebSockets are not requests Playwright routes: they are checked here, their http(s) form against the guard.
+  await context.routeWebSocket(/^wss?:/i, async (socket) => {
+    const url = socket.url()
+    const refusal = await check(url.replace(/^ws/i, "http"))
+    if (refusal === undefined) return socket.connectToServer()
+    refusals.urls.push(url)
+    return socket.close({ code: 1008, reason: "Refused by the URL guard" })
   })
+}
 
 /** A refusal for when the guard's own error is not at hand. */
 export const refusalOf = (url: string) =>

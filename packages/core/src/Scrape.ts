@@ -81,6 +81,13 @@ const CLIENT_RENDERED_HOST_TTL_MS = 30 * 60_000
 
 const isHtml = (page: CachedPage) => page.contentType === undefined || /html/i.test(page.contentType)
 
+/** What the document says about requests of its page the URL guard refused. */
+const blockedWarning = (urls: ReadonlyArray<string>) =>
+  `The URL guard blocked ${urls.length} request${urls.length === 1 ? "" : "s"} of this page: ${urls
+    .slice(0, 5)
+    .map((url) => (url.length > 200 ? `${url.slice(0, 200)}…` : url))
+    .join(", ")}${urls.length > 5 ? ", …" : ""}`
+
 /** The screenshot format's settings, when it was asked for. */
 const screenshotOf = (input: ScrapeInput): ScreenshotRequest | undefined => {
   const format = input.formats.find((candidate) => candidate.type === "screenshot")
@@ -201,6 +208,7 @@ export const make = Effect.gen(function* () {
       viaHttp: !(inBrowser && Option.isSome(browser)),
       proxied: proxy !== undefined,
       storageState: fetched.storageState,
+      blockedUrls: fetched.blockedUrls ?? [],
     }
   })
 
@@ -285,8 +293,10 @@ export const make = Effect.gen(function* () {
         headers: input.headers,
         storageState: fetched.storageState,
       })
+    const blocked = fetched.blockedUrls
     const document = {
       ...built,
+      ...(blocked.length > 0 ? { warning: blockedWarning(blocked) } : {}),
       ...(screenshot !== undefined ? { screenshot } : {}),
       ...(actions !== undefined ? { actions } : {}),
     }

@@ -43,6 +43,8 @@ export interface RenderedPage extends FetchedPage {
   readonly actions?: ActionResults
   /** The cookies and storage after the page, when `keepState` asked for them. */
   readonly storageState?: unknown
+  /** Requests of the page the URL guard refused (sub-resources, WebSockets, redirects), in order. */
+  readonly blockedUrls?: ReadonlyArray<string>
 }
 
 /** How a live session's browser starts. */
