@@ -22,7 +22,7 @@ import { makeProcesses } from "./Processes.js"
 import { proxyOf } from "./Proxy.js"
 import { type CheckTarget, guardRequests, type Refusals, refusalOf } from "./RequestGuard.js"
 import { type OpenedSession, openSession } from "./Session.js"
-import { SETTLE_MAX_MS, settle } from "./Settle.js"
+import { SETTLE_MAX_MS, settle, trackRequests } from "./Settle.js"
 import { isStorageState } from "./StorageState.js"
 
 export interface BrowserOptions {
@@ -86,10 +86,11 @@ export const make = (options: BrowserOptions) =>
           if (opened !== page) void opened.close().catch(() => undefined)
         })
         const started = Date.now()
+        const requests = trackRequests(page)
         const response = await page.goto(request.url, { waitUntil: "load", timeout: request.timeoutMs })
         if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
         // Within the scrape's budget, leaving a second for reading the page.
-        await settle(page, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
+        await settle(page, requests, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
         const actions = await runActions(page, request)
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)

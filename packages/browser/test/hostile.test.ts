@@ -4,7 +4,7 @@
  * the page's text or a clear error, and the pool goes on serving ordinary pages afterwards.
  */
 import { createServer, type IncomingMessage } from "node:http"
-import { Webdata } from "@webdata/core"
+import { type Document, Webdata } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { layer } from "../src/index.js"
@@ -89,8 +89,14 @@ afterAll(async () => {
   await refused?.close()
 })
 
+interface Rendered {
+  readonly document?: Document
+  readonly error?: { readonly code?: string; readonly message: string }
+  readonly elapsed: number
+}
+
 /** A browser scrape of `path` and how long it took. */
-const render = async (engine: Webdata, path: string, timeout = 8000) => {
+const render = async (engine: Webdata, path: string, timeout = 8000): Promise<Rendered> => {
   const started = Date.now()
   const outcome = await engine.scrape(`${site.url}${path}`, { formats: ["markdown"], waitFor: 1, timeout }).then(
     (document) => ({ document }),
