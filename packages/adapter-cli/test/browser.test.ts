@@ -65,7 +65,7 @@ describe("webdata scrape in the browser", () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr.trim().split("\n")).toHaveLength(1)
     expect(bad.stderr).toContain('Invalid --action "hover:#show"')
-    const missing = await webdata(["scrape", site.url, "--action", "click:#nowhere", "--timeout", "4000"])
+    const missing = await webdata(["scrape", site.url, "--action", "click:#nowhere", "--timeout", "8000"])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('Action 0 (click on "#nowhere") failed')
   })

@@ -15,6 +15,7 @@ import {
 import { Cause, Config, Effect, Exit, Layer, Option, Runtime } from "effect"
 import type { BrowserContext, Page, Response } from "playwright-core"
 import { runActions, screenshotOf } from "./Actions.js"
+import { filters, isAd, removeHidden } from "./AdBlock.js"
 import { findChromium } from "./Chromium.js"
 import { emulationOf } from "./Emulation.js"
 import { scrapeErrorOf } from "./Errors.js"
@@ -35,6 +36,9 @@ export interface BrowserOptions {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
+
+/** The most a page's ads and cookie banners may take to remove. */
+const BANNER_BUDGET_MS = 500
 
 const isHtml = (contentType: string | undefined) => contentType === undefined || /html|xml/i.test(contentType)
 
@@ -59,6 +63,8 @@ export const make = (options: BrowserOptions) =>
 
     const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<RenderedPage> => {
       const instance = processes.acquire()
+      // The filters are parsed (once, ~1 s) while the first browser starts.
+      const adFiltersLoading = request.blockAds === false ? undefined : filters()
       let context: BrowserContext | undefined
       const refusals: Refusals = { urls: [] }
       try {
@@ -75,7 +81,13 @@ export const make = (options: BrowserOptions) =>
         })
         const opened = context
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
-        await guardRequests(context, check, refusals)
+        const adFilters = await adFiltersLoading
+        await guardRequests(
+          context,
+          check,
+          refusals,
+          adFilters === undefined ? undefined : (sub) => isAd(adFilters, sub, request.url),
+        )
         // Two hundred `window.open` calls take Chromium ten seconds to refuse one by one.
         await context.addInitScript(() => {
           window.open = () => null
@@ -91,6 +103,7 @@ export const make = (options: BrowserOptions) =>
         if (request.waitForMs > 0) await page.waitForTimeout(request.waitForMs)
         // Within the scrape's budget, leaving a second for reading the page.
         await settle(page, requests, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
+        if (adFilters !== undefined) await removeHidden(adFilters, page, BANNER_BUDGET_MS)
         const actions = await runActions(page, request)
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)

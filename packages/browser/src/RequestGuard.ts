@@ -29,7 +29,16 @@ const isPageDocument = (request: Request) => {
 /** Requests one context may make; a page asking for more (ten thousand frames) gets the rest refused. */
 export const MAX_REQUESTS = 1500
 
-export const guardRequests = async (context: BrowserContext, check: CheckTarget, refusals: Refusals) => {
+/**
+ * `blocked`: sub-resources refused before anything else (ads, trackers); the page's own document never is. They are
+ * not the guard's refusals.
+ */
+export const guardRequests = async (
+  context: BrowserContext,
+  check: CheckTarget,
+  refusals: Refusals,
+  blocked?: (request: Request) => boolean,
+) => {
   let requests = 0
   const handle = async (route: Route) => {
     const request = route.request()
@@ -44,6 +53,7 @@ export const guardRequests = async (context: BrowserContext, check: CheckTarget,
     // data: and blob: URLs never leave the browser.
     if (!/^https?:/i.test(url)) return route.continue()
     if (++requests > MAX_REQUESTS) return route.abort("blockedbyclient")
+    if (blocked !== undefined && !isPageDocument(request) && blocked(request)) return route.abort("blockedbyclient")
     if (!(await allowed(url))) return route.abort("blockedbyclient")
     const response = await route.fetch({ maxRedirects: 0 }).catch((error: unknown) => {
       if (isPageDocument(request)) refusals.documentFailure ??= error

@@ -170,6 +170,7 @@ export const make = Effect.gen(function* () {
             actions: input.actions,
             mobile: input.mobile,
             location: input.location,
+            blockAds: input.blockAds,
             ...(Option.isSome(saved) ? { storageState: saved.value } : {}),
             // For the profile, and for a session that continues this scrape.
             keepState: true,

@@ -30,6 +30,8 @@ export interface RenderRequest extends FetchRequest {
   readonly location?:
     | { readonly country?: string | undefined; readonly languages?: ReadonlyArray<string> | undefined }
     | undefined
+  /** Refuse ad and tracker requests and take ads and cookie banners out of the page (Firecrawl's `blockAds`). */
+  readonly blockAds?: boolean | undefined
   /** Cookies and storage to start with (a saved profile's). */
   readonly storageState?: unknown
   /** Give back the cookies and storage the page left (`RenderedPage.storageState`), to save a profile. */
