@@ -9,7 +9,6 @@
  *
  * Run: `npm run browser -w @webdata/bench` (ROUNDS=3, SCRAPES=40, LATENCY=20; CHROMIUM_PATH or chromium on the PATH).
  */
-import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -19,6 +18,7 @@ import { extractHtml } from "@webdata/core/content"
 import { chromium } from "playwright-core"
 // The engine's own wait for a page to finish rendering, so that both lanes read the page at the same moment.
 import { SETTLE_MAX_MS, settle, trackRequests } from "../../packages/browser/src/Settle.js"
+import { ownProcesses } from "../../packages/browser/test/support/processes.js"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3)
 const SCRAPES = Number(process.env.SCRAPES ?? 40)
@@ -102,26 +102,10 @@ const pssKb = (pid: number) => {
 }
 
 /** Summed PSS (MiB) of the Chromium processes below this one. */
-const chromiumMemoryMb = () => {
-  const rows = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3]! }))
-  const ours = new Set([process.pid])
-  for (let grown = true; grown; ) {
-    grown = false
-    for (const row of rows)
-      if (ours.has(row.ppid) && !ours.has(row.pid)) {
-        ours.add(row.pid)
-        grown = true
-      }
-  }
-  return (
-    rows.filter((row) => ours.has(row.pid) && /chrom/i.test(row.args)).reduce((sum, row) => sum + pssKb(row.pid), 0) /
-    1024
-  )
-}
+const chromiumMemoryMb = () =>
+  ownProcesses()
+    .filter((entry) => /chrom/i.test(entry.args))
+    .reduce((sum, entry) => sum + pssKb(entry.pid), 0) / 1024
 
 const pool = new Webdata({
   allowPrivateAddresses: true,

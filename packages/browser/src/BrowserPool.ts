@@ -3,6 +3,7 @@
  * shared between scrapes), at most `maxPages` pages open, on the processes of `Processes.ts`. Every request a page
  * makes passes the same URL guard as plain HTTP (`RequestGuard.ts`).
  */
+
 import {
   BrowserEngine,
   type LiveSession,
@@ -24,6 +25,7 @@ import { proxyOf } from "./Proxy.js"
 import { type CheckTarget, guardRequests, type Refusals, refusalOf } from "./RequestGuard.js"
 import { type OpenedSession, openSession } from "./Session.js"
 import { SETTLE_MAX_MS, settle, trackRequests } from "./Settle.js"
+import { settlesWithin, valueWithin } from "./SettlesWithin.js"
 import { isStorageState } from "./StorageState.js"
 
 export interface BrowserOptions {
@@ -36,6 +38,9 @@ export interface BrowserOptions {
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
+
+/** How long opening or closing a page's context may take before its browser is taken for hung. */
+const CONTEXT_MS = 5000
 
 /** The most a page's ads and cookie banners may take to remove. */
 const BANNER_BUDGET_MS = 500
@@ -68,7 +73,7 @@ export const make = (options: BrowserOptions) =>
       let context: BrowserContext | undefined
       const refusals: Refusals = { urls: [] }
       try {
-        context = await (await instance.browser).newContext({
+        const opening = (await instance.browser).newContext({
           viewport: VIEWPORT,
           ...emulationOf(request),
           ...(request.screenshot?.viewport !== undefined ? { viewport: request.screenshot.viewport } : {}),
@@ -79,6 +84,16 @@ export const make = (options: BrowserOptions) =>
           ...(isStorageState(request.storageState) ? { storageState: request.storageState } : {}),
           ...(request.proxy !== undefined ? { proxy: proxyOf(request.proxy) } : {}),
         })
+        context = await valueWithin(opening, CONTEXT_MS)
+        if (context === undefined) {
+          processes.retire(instance)
+          void opening.then((late) => late.close()).catch(() => undefined)
+          throw new ScrapeError({
+            reason: "EngineFailed",
+            url: request.url,
+            message: `The browser did not open a page for ${request.url} within ${CONTEXT_MS} ms; it is being replaced.`,
+          })
+        }
         const opened = context
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
         const adFilters = await adFiltersLoading
@@ -120,8 +135,9 @@ export const make = (options: BrowserOptions) =>
       } catch (error) {
         throw refusals.document ?? scrapeErrorOf(refusals.documentFailure ?? error, request.url)
       } finally {
-        await context?.close().catch(() => undefined)
-        await processes.release(instance)
+        // A browser that cannot close a context in time is hung: its other pages finish, new ones get a fresh one.
+        if (context !== undefined && !(await settlesWithin(context.close(), CONTEXT_MS))) processes.retire(instance)
+        processes.release(instance)
       }
     }
 

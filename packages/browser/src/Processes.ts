@@ -3,6 +3,7 @@
  * grows with them) or when it dies. A retired process closes when its last page does.
  */
 import type { Browser } from "playwright-core"
+import { settlesWithin, valueWithin } from "./SettlesWithin.js"
 
 /**
  * Flags for a server: no sandbox (it needs user namespaces, which containers and root users lack), no /dev/shm (small
@@ -36,6 +37,8 @@ export const LAUNCH_SIGNALS = { handleSIGINT: false, handleSIGTERM: false, handl
 /** A browser process, how many pages it has been given and how many it has open. */
 export interface Instance {
   readonly browser: Promise<Browser>
+  /** Its operating-system process, to kill when it will not close. */
+  readonly pid: Promise<number | undefined>
   given: number
   open: number
   retired: boolean
@@ -44,27 +47,61 @@ export interface Instance {
 export interface Processes {
   /** The current process (launched if need be), counted as having one more page open. */
   readonly acquire: () => Instance
-  /** One page of `instance` closed; a retired process closes with its last page. */
-  readonly release: (instance: Instance) => Promise<void>
-  /** Closes the current process. */
+  /** One page of `instance` closed; a retired process closes with its last page (in the background). */
+  readonly release: (instance: Instance) => void
+  /** No more pages for `instance` (it hung): the next page gets a fresh process. */
+  readonly retire: (instance: Instance) => void
+  /** Closes the current process and waits for those closing. */
   readonly close: () => Promise<void>
 }
 
-const closeBrowser = (instance: Instance) =>
-  instance.browser.then(
-    (browser) => browser.close(),
-    () => undefined,
+/** How long a browser may take to close before its process is killed. */
+const CLOSE_MS = 5000
+
+/** Playwright does not say which process it launched; the browser does, over CDP. */
+const pidOf = async (browser: Browser) => {
+  const session = await browser.newBrowserCDPSession()
+  const { processInfo } = await session.send("SystemInfo.getProcessInfo")
+  await session.detach()
+  return processInfo.find((entry) => entry.type === "browser")?.id
+}
+
+const closeBrowser = async (instance: Instance): Promise<void> => {
+  if (
+    await settlesWithin(
+      instance.browser.then((browser) => browser.close()),
+      CLOSE_MS,
+    )
   )
+    return
+  // A hung browser never answers `close`; its renderers exit with it.
+  const pid = await valueWithin(instance.pid, 0)
+  if (pid !== undefined) {
+    try {
+      process.kill(pid, "SIGKILL")
+    } catch {
+      // Already gone.
+    }
+  }
+}
 
 export const makeProcesses = (executablePath: string, pagesPerBrowser: number): Processes => {
   let current: Instance | undefined
 
+  const closing = new Set<Promise<void>>()
+  const closeInBackground = (instance: Instance) => {
+    const done = closeBrowser(instance).finally(() => closing.delete(done))
+    closing.add(done)
+  }
+
   const launch = (): Instance => {
+    // playwright-core is loaded with the first browser: a server that never needs one does not pay for it.
+    const browser = import("playwright-core").then(({ chromium }) =>
+      chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true, ...LAUNCH_SIGNALS }),
+    )
     const instance: Instance = {
-      // playwright-core is loaded with the first browser: a server that never needs one does not pay for it.
-      browser: import("playwright-core").then(({ chromium }) =>
-        chromium.launch({ executablePath, args: LAUNCH_ARGS, headless: true, ...LAUNCH_SIGNALS }),
-      ),
+      browser,
+      pid: browser.then((launched) => valueWithin(pidOf(launched), CLOSE_MS)).catch(() => undefined),
       given: 0,
       open: 0,
       retired: false,
@@ -90,14 +127,19 @@ export const makeProcesses = (executablePath: string, pagesPerBrowser: number): 
       if (++instance.given >= pagesPerBrowser) instance.retired = true
       return instance
     },
-    release: async (instance) => {
+    release: (instance) => {
       instance.open--
-      if (instance.retired && instance.open === 0) await closeBrowser(instance)
+      if (instance.retired && instance.open === 0) closeInBackground(instance)
+    },
+    retire: (instance) => {
+      instance.retired = true
+      if (current === instance) current = undefined
     },
     close: async () => {
       const instance = current
       current = undefined
-      if (instance !== undefined) await closeBrowser(instance)
+      if (instance !== undefined) closeInBackground(instance)
+      await Promise.all([...closing])
     },
   }
 }

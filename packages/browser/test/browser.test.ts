@@ -3,37 +3,18 @@
  * every request a page makes, failures mapped to the scrape's codes, and the pool's processes (launched only when
  * needed, replaced when killed, none left behind).
  */
-import { execFileSync } from "node:child_process"
 import { createServer, type RequestListener } from "node:http"
 import { setTimeout as sleep } from "node:timers/promises"
 import { Webdata } from "@webdata/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { failure } from "../../core/test/support/webdataFailure.js"
-import { findChromium, layer } from "../src/index.js"
+import { layer } from "../src/index.js"
+import { executablePath } from "./support/chromium.js"
+import { ownProcesses } from "./support/processes.js"
 
-const chromiumPath = findChromium()
-if (chromiumPath === undefined) throw new Error("No Chromium: set CHROMIUM_PATH or install chromium (.ci/run does)")
-const executablePath: string = chromiumPath
-
-/** Chromium processes this test process started (descendants of it; other test files may run browsers too). */
-const chromiumProcesses = (): Array<{ pid: number; args: string }> => {
-  const all = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-    .filter((match): match is RegExpExecArray => match !== null)
-    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3]! }))
-  const ours = new Set([process.pid])
-  for (let grown = true; grown; ) {
-    grown = false
-    for (const entry of all)
-      if (ours.has(entry.ppid) && !ours.has(entry.pid)) {
-        ours.add(entry.pid)
-        grown = true
-      }
-  }
-  return all.filter((entry) => ours.has(entry.pid) && /chrom/i.test(entry.args) && entry.pid !== process.pid)
-}
+/** Chromium processes this test process started. */
+const chromiumProcesses = () => ownProcesses().filter((entry) => /chrom/i.test(entry.args))
 
 /** Processes take a moment to exit after their browser closes. */
 const settledProcessCount = async () => {
@@ -221,24 +202,27 @@ describe("browser engine", () => {
     expect(await settledProcessCount()).toBe(0)
   })
 
-  it("replaces the browser after its pages and when it is killed, and leaves no process behind", async () => {
+  it("replaces the browser after its pages and when it is killed: 200 scrapes leave no process behind", async () => {
+    expect(chromiumProcesses()).toHaveLength(0)
     const webdata = new Webdata({
       allowPrivateAddresses: true,
       worker: false,
-      browser: layer({ executablePath, pagesPerBrowser: 5, maxPages: 2 }),
+      browser: layer({ executablePath, pagesPerBrowser: 50, maxPages: 4 }),
     })
     const browsers = new Set<number>()
     const mainProcess = () =>
       chromiumProcesses().find((entry) => entry.args.includes("--user-data-dir") && !entry.args.includes("--type="))
     try {
-      for (let round = 0; round < 12; round++) {
-        const document = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
-        expect(document.markdown).toContain(ARTICLE)
+      for (let round = 0; round < 50; round++) {
+        const documents = await Promise.all(
+          Array.from({ length: 4 }, () => webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })),
+        )
+        for (const document of documents) expect(document.markdown).toContain(ARTICLE)
         const main = mainProcess()
         if (main !== undefined) browsers.add(main.pid)
       }
-      // 12 pages at 5 per browser: three browser processes in turn.
-      expect(browsers.size).toBe(3)
+      // 200 pages at 50 per browser: four browser processes in turn.
+      expect(browsers.size).toBe(4)
       const victim = mainProcess()
       expect(victim).toBeDefined()
       process.kill(victim!.pid, "SIGKILL")
@@ -250,5 +234,37 @@ describe("browser engine", () => {
       await webdata.close()
     }
     expect(await settledProcessCount()).toBe(0)
-  })
+  }, 240_000)
+
+  it("replaces a browser that hangs, and kills its process", async () => {
+    const webdata = new Webdata({
+      allowPrivateAddresses: true,
+      worker: false,
+      browser: layer({ executablePath, maxPages: 2 }),
+    })
+    const mainProcesses = () =>
+      chromiumProcesses().filter((entry) => entry.args.includes("--user-data-dir") && !entry.args.includes("--type="))
+    let hung: { readonly pid: number } | undefined
+    try {
+      await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
+      hung = mainProcesses()[0]
+      expect(hung).toBeDefined()
+      // A stopped process answers nothing, as a hung one.
+      process.kill(hung!.pid, "SIGSTOP")
+      const started = Date.now()
+      expect(
+        (await failure(webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10, timeout: 3000 }))).code,
+      ).toMatch(/SCRAPE_TIMEOUT|SCRAPE_ALL_ENGINES_FAILED/)
+      expect(Date.now() - started).toBeLessThan(4500)
+      // The next page gets a fresh browser once the hung one has been given up (within 5 s of its last page).
+      await sleep(3000)
+      const after = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
+      expect(after.markdown).toContain(ARTICLE)
+      expect(mainProcesses().some((entry) => entry.pid !== hung!.pid)).toBe(true)
+    } finally {
+      await webdata.close()
+    }
+    // Closing waits for the hung browser to be killed.
+    expect(await settledProcessCount()).toBe(0)
+  }, 30_000)
 })
