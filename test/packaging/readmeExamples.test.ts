@@ -5,7 +5,7 @@
  * entry, an export that points at nothing, a dependency only the monorepo provides, a README that no longer compiles.
  */
 import { execFile } from "node:child_process"
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -17,7 +17,7 @@ import { readmeSnippets } from "./readmeSnippets.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("../..", import.meta.url))
-const PACKAGES = ["core", "store-sqlite", "browser", "adapter-express", "adapter-cli"]
+const PACKAGES = ["core", "store-sqlite", "browser", "parse", "adapter-express", "adapter-cli"]
 
 let project: string
 let site: FixtureSite
@@ -113,6 +113,11 @@ describe("the packed packages installed into a fresh project", () => {
     expect(browser).toContain("data:image/png;base64,")
     expect(browser).toMatch(/Tidal.*ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//)
 
+    // The README parses report.pdf from the working directory.
+    await copyFile(join(root, "packages/parse/test/fixtures/pdf/report.pdf"), join(project, "report.pdf"))
+    const files = await node("out/files.js")
+    expect(files).toMatch(/^3 # Tidal Energy Survey/)
+
     const express = JSON.parse(await node("out/express.js"))
     expect(express).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(express.data.markdown).toContain("Tidal")
@@ -126,5 +131,13 @@ describe("the packed packages installed into a fresh project", () => {
       env: { ...process.env, WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1" },
     })
     expect(stdout).toContain("Tidal")
+    const parsed = await run(
+      "npx",
+      ["webdata", "parse", join(root, "packages/parse/test/fixtures/office/report.docx")],
+      {
+        cwd: project,
+      },
+    )
+    expect(parsed.stdout).toContain("# Quarterly Field Report")
   }, 120_000)
 })

@@ -37,17 +37,19 @@ export const readmeSnippets = async (
   readmePath: string,
   site: string,
   port: number,
-): Promise<Record<"promise" | "promiseJobs" | "effect" | "browser" | "express", string>> => {
+): Promise<Record<"promise" | "promiseJobs" | "effect" | "browser" | "files" | "express", string>> => {
   const readme = await readFile(readmePath, "utf8")
   const [promise, promiseJobs] = blocksUnder(readme, "In an app (Promises)")
   const [effect] = blocksUnder(readme, "In an app (Effect)")
   const [browser] = blocksUnder(readme, "A browser session")
+  const [files] = blocksUnder(readme, "Files")
   const [express] = blocksUnder(readme, "Express")
   if (
     promise === undefined ||
     promiseJobs === undefined ||
     effect === undefined ||
     browser === undefined ||
+    files === undefined ||
     express === undefined
   )
     throw new Error("README.md lost one of its examples")
@@ -65,6 +67,7 @@ export const readmeSnippets = async (
     promiseJobs: allowLoopback(localSite(promiseJobs, site)),
     effect: allowLoopback(localSite(effect, site)),
     browser: allowLoopback(localSite(browser, site)),
+    files,
     express: `${expressServer}
 server.once("listening", async () => {
   const response = await fetch("http://127.0.0.1:${port}/firecrawl/v2/scrape", {

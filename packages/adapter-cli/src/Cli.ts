@@ -11,6 +11,7 @@ import { CliFailure } from "./CliFailure.js"
 import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
 import { mapCommand } from "./commands/map.js"
+import { parseCommand } from "./commands/parse.js"
 import { scrapeCommand } from "./commands/scrape.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionCommand } from "./commands/session.js"
@@ -33,6 +34,7 @@ export const webdata = Command.make("webdata").pipe(
   ),
   Command.withSubcommands([
     tracked(scrapeCommand),
+    tracked(parseCommand),
     tracked(crawlCommand),
     tracked(batchCommand),
     tracked(mapCommand),

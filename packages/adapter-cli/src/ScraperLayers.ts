@@ -6,8 +6,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
   Decode,
   type Document,
+  decodeParseOptions,
   MapError,
   mapError,
+  Parse,
   RequestError,
   Scrape,
   ScrapeError,
@@ -58,10 +60,16 @@ export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
   Scraper,
   Effect.gen(function* () {
     const scraper = yield* Scrape.Scrape
+    const parser = yield* Parse.Parse
     return {
       scrape: (url, options) =>
         Decode.decodeStrict(ScrapeRequest)({ ...options, url }).pipe(
           Effect.flatMap(scraper.scrape),
+          Effect.mapError(fail),
+        ),
+      parse: (file, options) =>
+        decodeParseOptions(JSON.stringify(options)).pipe(
+          Effect.flatMap((decoded) => parser.parse(file, decoded)),
           Effect.mapError(fail),
         ),
     }
@@ -75,35 +83,51 @@ interface ApiAnswer {
   readonly code?: string
 }
 
-/** Remote mode: the same request to a server's `POST /v2/scrape`, validated here first so typos fail fast. */
+/** A server's answer as the document, or the one line the CLI prints. */
+const documentOf = (answer: unknown): Effect.Effect<Document, CliFailure> => {
+  const { success, data, error, code } = answer as ApiAnswer
+  return success === true && data !== undefined
+    ? Effect.succeed(data)
+    : Effect.fail(new CliFailure(`${error ?? "The server answered without a document"}${code ? ` (${code})` : ""}`))
+}
+
+/**
+ * Remote mode: the same request to a server's `POST /v2/scrape` (validated here first so typos fail fast), files as
+ * a multipart upload to `POST /v2/parse`.
+ */
 export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.Layer<Scraper> =>
   Layer.effect(
     Scraper,
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const endpoint = `${apiUrl.replace(/\/+$/, "")}/v2/scrape`
+      const base = apiUrl.replace(/\/+$/, "")
+      const endpoint = `${base}/v2/scrape`
+      const send = (request: HttpClientRequest.HttpClientRequest) =>
+        request.pipe(
+          apiKey ? HttpClientRequest.bearerToken(apiKey) : (unchanged) => unchanged,
+          client.execute,
+          Effect.flatMap((response) => response.json),
+          Effect.scoped,
+        )
       return {
         scrape: (url, options) => {
           const body = { ...options, url, origin: "webdata-cli" }
           return Decode.decodeStrict(ScrapeRequest)(body).pipe(
+            Effect.zipRight(send(HttpClientRequest.post(endpoint).pipe(HttpClientRequest.bodyUnsafeJson(body)))),
+            Effect.mapError(fail),
+            Effect.flatMap(documentOf),
+          )
+        },
+        parse: (file, options) => {
+          const form = new FormData()
+          form.append("file", new Blob([new Uint8Array(file.bytes)]), file.name)
+          form.append("options", JSON.stringify({ ...options, origin: "webdata-cli" }))
+          return decodeParseOptions(JSON.stringify(options)).pipe(
             Effect.zipRight(
-              HttpClientRequest.post(endpoint).pipe(
-                HttpClientRequest.bodyUnsafeJson(body),
-                apiKey ? HttpClientRequest.bearerToken(apiKey) : (request) => request,
-                client.execute,
-                Effect.flatMap((response) => response.json),
-                Effect.scoped,
-              ),
+              send(HttpClientRequest.post(`${base}/v2/parse`).pipe(HttpClientRequest.bodyFormData(form))),
             ),
             Effect.mapError(fail),
-            Effect.flatMap((answer) => {
-              const { success, data, error, code } = answer as ApiAnswer
-              return success === true && data !== undefined
-                ? Effect.succeed(data)
-                : Effect.fail(
-                    new CliFailure(`${error ?? "The server answered without a document"}${code ? ` (${code})` : ""}`),
-                  )
-            }),
+            Effect.flatMap(documentOf),
           )
         },
       }

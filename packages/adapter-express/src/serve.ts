@@ -3,6 +3,7 @@ import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Browser from "@webdata/browser"
 import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
+import * as Parse from "@webdata/parse"
 import { Effect, Layer } from "effect"
 import express from "express"
 import { attachClientErrorEnvelope } from "./clientErrors.js"
@@ -47,17 +48,17 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
 
 /**
  * The engine configured from the environment (what `npm start`, `webdata serve` and `webdata worker` run): on the store
- * `WEBDATA_STORE` names, with the browser engine when a Chromium is found.
+ * `WEBDATA_STORE` names, with the file parsers, and the browser engine when a Chromium is found.
  */
 export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
-  Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()))
+  Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()), Effect.runSync(Parse.layerConfig()))
 
 /** What `npm start` and `webdata serve` say at start-up about the engines `engineFromEnvironment()` has. */
 export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {
   const chromium = Browser.findChromium(env)
   return chromium !== undefined
-    ? `engines: http, browser (Chromium at ${chromium})`
-    : "engines: http only; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400"
+    ? `engines: http, browser (Chromium at ${chromium}), file parsers`
+    : "engines: http, file parsers; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400"
 }
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {

@@ -1,6 +1,7 @@
 /**
- * The artifact store: with `artifacts` set, screenshots and PDFs are files served under `/v2/artifacts/{name}` and
- * documents carry their URLs instead of `data:` URLs; names are random, anything else is 404.
+ * The artifact stores: with `artifacts` set, screenshots and PDFs are files served under `/v2/artifacts/{name}`, or
+ * objects in an S3-compatible bucket (a fake one on loopback here), and documents carry their URLs instead of `data:`
+ * URLs; names are random, anything else is 404.
  */
 import { mkdtempSync, readdirSync } from "node:fs"
 import { createServer } from "node:http"
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { layer as browserLayer } from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
-import { afterAll, beforeAll, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/serve.js"
@@ -74,4 +75,76 @@ it("answers 404 for names it did not give", async () => {
     expect(response.status, name).toBe(404)
     expect(await response.json()).toMatchObject({ success: false, code: "NOT_FOUND" })
   }
+})
+
+describe("in an S3-compatible bucket", () => {
+  /** The fake bucket: objects by path, and the Authorization header of each PUT. */
+  const objects = new Map<string, { readonly type: string; readonly bytes: Buffer }>()
+  const signatures: Array<string> = []
+  let s3: Listening
+  let bucketApi: RunningServer
+  beforeAll(async () => {
+    s3 = await listenOnLoopback(
+      createServer(async (req, res) => {
+        const url = new URL(req.url ?? "/", "http://s3.test")
+        if (req.method === "PUT") {
+          signatures.push(String(req.headers.authorization))
+          const chunks: Array<Buffer> = []
+          for await (const chunk of req) chunks.push(chunk as Buffer)
+          objects.set(url.pathname, { type: String(req.headers["content-type"]), bytes: Buffer.concat(chunks) })
+          return void res.writeHead(200).end()
+        }
+        const object = objects.get(url.pathname)
+        // A presigned GET carries its signature and lifetime in the query.
+        if (object === undefined || !url.searchParams.get("X-Amz-Signature")) return void res.writeHead(403).end()
+        res.writeHead(200, { "content-type": object.type }).end(object.bytes)
+      }),
+    )
+    bucketApi = await serve({
+      port: 0,
+      engine: Engine.layer({
+        allowPrivateAddresses: true,
+        worker: false,
+        browser: browserLayer({ executablePath }),
+        artifacts: {
+          bucket: "shots",
+          prefix: "webdata/",
+          endpoint: s3.url,
+          region: "eu-west-1",
+          accessKeyId: "AKIDEXAMPLE",
+          secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        },
+      }),
+      serverConfig: ServerConfig.layer({ apiKeys: [] }),
+    })
+  })
+  afterAll(async () => {
+    await bucketApi?.close()
+    await s3?.close()
+  })
+
+  it("puts screenshots in the bucket with signed requests and answers presigned URLs", async () => {
+    const response = await fetch(`${bucketApi.url}/v2/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: site.url, formats: ["screenshot"] }),
+    })
+    const { data } = (await response.json()) as { data: { screenshot: string } }
+    const url = new URL(data.screenshot)
+    expect(url.origin).toBe(s3.url)
+    expect(url.pathname).toMatch(/^\/shots\/webdata\/[0-9a-f]{32}\.png$/)
+    expect(url.searchParams.get("X-Amz-Expires")).toBe("86400")
+    expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request$/)
+    expect(signatures).toHaveLength(1)
+    expect(signatures[0]).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/,
+    )
+    const image = await fetch(data.screenshot)
+    expect(image.headers.get("content-type")).toBe("image/png")
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG")
+  })
 })

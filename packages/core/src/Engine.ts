@@ -4,7 +4,10 @@
  * Hosts (the facade, the HTTP adapters, the CLI) build one of these and keep it for their lifetime.
  */
 import { Config, Effect, Layer, Option } from "effect"
-import * as Artifacts from "./Artifacts/ArtifactStore.js"
+import type { ArtifactStore } from "./Artifacts/ArtifactStore.js"
+import * as ArtifactsConfig from "./Artifacts/ArtifactsConfig.js"
+import * as DirectoryArtifacts from "./Artifacts/DirectoryArtifacts.js"
+import * as S3Artifacts from "./Artifacts/S3Artifacts.js"
 import type { BatchScrape } from "./BatchScrape.js"
 import * as BatchScrapeModule from "./BatchScrape.js"
 import * as CacheScope from "./Cache/CacheScope.js"
@@ -31,6 +34,9 @@ import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as Proxies from "./Net/Proxies.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
+import type { FileParser } from "./Parse/FileParser.js"
+import { discoverParser } from "./Parse/ParserDiscovery.js"
+import * as ParseModule from "./Parse.js"
 import * as HeapGrowth from "./Process/HeapGrowth.js"
 import * as Logging from "./Process/Logging.js"
 import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
@@ -82,10 +88,16 @@ export interface EngineOptions {
    */
   readonly proxies?: ReadonlyArray<string>
   /**
-   * Keep screenshots and PDFs as files served under `/v2/artifacts/{name}` and put their URLs in documents, instead
-   * of `data:` URLs (`WEBDATA_ARTIFACTS=dir:<path>`, `WEBDATA_ARTIFACTS_URL`).
+   * Keep screenshots and PDFs as files served under `/v2/artifacts/{name}` (`{ directory, baseUrl }`) or in an
+   * S3-compatible bucket (`{ bucket, endpoint, region, accessKeyId, secretAccessKey, ... }`) and put their URLs in
+   * documents instead of `data:` URLs (`WEBDATA_ARTIFACTS`).
    */
-  readonly artifacts?: Artifacts.DirectoryOptions
+  readonly artifacts?: DirectoryArtifacts.DirectoryOptions | S3Artifacts.S3Options
+  /**
+   * The file parsers (`@webdata/parse`'s layer): PDFs, office documents, EPUB, RTF and CSV, scraped or uploaded.
+   * `"auto"` uses `@webdata/parse` when it is installed. Without them such files answer 415.
+   */
+  readonly parser?: Layer.Layer<FileParser> | "auto"
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -93,6 +105,7 @@ export interface EngineOptions {
 /** Everything the HTTP API and the facade need from the engine. */
 export type EngineServices =
   | Scrape.Scrape
+  | ParseModule.Parse
   | Crawl
   | BatchScrape
   | JobControl.JobControl
@@ -107,6 +120,7 @@ interface Parts {
   readonly guard: Layer.Layer<UrlGuard.UrlGuard>
   readonly fetcher: Layer.Layer<Fetcher, never, UrlGuard.UrlGuard>
   readonly browser: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined
+  readonly parser: Layer.Layer<FileParser> | undefined
   readonly store: Layer.Layer<JobStore>
   readonly cacheOff: boolean
   readonly cacheScope: Layer.Layer<CacheScope.CacheScope>
@@ -117,7 +131,7 @@ interface Parts {
   readonly heap: Layer.Layer<never>
   readonly interact: Layer.Layer<InteractSessions.InteractConfig>
   readonly proxies: Layer.Layer<Proxies.Proxies>
-  readonly artifacts: Layer.Layer<Artifacts.ArtifactStore> | undefined
+  readonly artifacts: Layer.Layer<ArtifactStore> | undefined
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
@@ -129,12 +143,13 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     parts.jobs,
     parts.proxies,
     parts.artifacts ?? Layer.empty,
+    parts.parser ?? Layer.empty,
     ScrapeReplay.layer,
   )
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
-  const scrape = Scrape.layer.pipe(
+  const scrape = Layer.merge(Scrape.layer, ParseModule.layer).pipe(
     Layer.provide(cache),
     Layer.provide(parts.builder),
     Layer.provide(parts.cacheScope),
@@ -160,14 +175,25 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
 const workerLayer = (option: EngineOptions["worker"]) =>
   option === false ? undefined : Worker.layer(option === true || option === undefined ? {} : option)
 
-export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> =>
-  options.browser === "auto"
-    ? Layer.unwrapEffect(Effect.map(discoverBrowser, (browser) => layerWith(options, browser)))
-    : layerWith(options, options.browser)
+export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> => {
+  // Settings are checked here, so that a bad one throws where the engine is made, not at its first request.
+  const settings = { proxies: Proxies.layer(options.proxies) }
+  return options.browser !== "auto" && options.parser !== "auto"
+    ? layerWith(options, settings, options.browser, options.parser)
+    : Layer.unwrapEffect(
+        Effect.gen(function* () {
+          const browser = options.browser === "auto" ? yield* discoverBrowser : options.browser
+          const parser = options.parser === "auto" ? yield* discoverParser : options.parser
+          return layerWith(options, settings, browser, parser)
+        }),
+      )
+}
 
 const layerWith = (
   options: EngineOptions,
+  settings: { readonly proxies: Layer.Layer<Proxies.Proxies> },
   browser: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined,
+  parser: Layer.Layer<FileParser> | undefined,
 ): Layer.Layer<EngineServices> =>
   assemble({
     guard: UrlGuard.layer({
@@ -176,6 +202,7 @@ const layerWith = (
     }),
     fetcher: HttpFetcher.layer,
     browser,
+    parser,
     store: Layer.orDie(
       options.store ?? MemoryJobStore.layer(options.cacheMaxBytes ? { cacheMaxBytes: options.cacheMaxBytes } : {}),
     ),
@@ -190,8 +217,13 @@ const layerWith = (
     webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
-    proxies: Proxies.layer(options.proxies),
-    artifacts: options.artifacts !== undefined ? Artifacts.layerDirectory(options.artifacts) : undefined,
+    proxies: settings.proxies,
+    artifacts:
+      options.artifacts === undefined
+        ? undefined
+        : "bucket" in options.artifacts
+          ? S3Artifacts.layer(options.artifacts)
+          : DirectoryArtifacts.layerDirectory(options.artifacts),
   })
 
 /**
@@ -201,16 +233,18 @@ const layerWith = (
 export const layerConfig = (
   store: Layer.Layer<JobStore, unknown>,
   browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>,
+  parser?: Layer.Layer<FileParser>,
 ): Layer.Layer<EngineServices> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
       const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
-      const artifacts = yield* Artifacts.layerConfig
+      const artifacts = yield* ArtifactsConfig.layerConfig
       return assemble({
         guard: UrlGuard.layerConfig,
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
         browser,
+        parser,
         store: Layer.orDie(store),
         cacheOff: cacheMb === 0,
         cacheScope: CacheScope.layerConfig,

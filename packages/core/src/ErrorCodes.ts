@@ -32,7 +32,9 @@ const scrapeStatus: Record<ScrapeError["reason"], readonly [number, string]> = {
   Connection: [500, "SCRAPE_SITE_ERROR"],
   TooManyRedirects: [500, "SCRAPE_TOO_MANY_REDIRECTS"],
   ResponseTooLarge: [500, "SCRAPE_RESPONSE_TOO_LARGE"],
-  UnsupportedContent: [500, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
+  // 415 where Firecrawl answers 500: the file's type is the problem, and retrying will not help.
+  UnsupportedContent: [415, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
+  ParseFailed: [422, "PARSE_FAILED"],
   NoCachedData: [404, "SCRAPE_NO_CACHED_DATA"],
   ActionFailed: [500, "SCRAPE_ACTION_ERROR"],
   EngineFailed: [500, "SCRAPE_ALL_ENGINES_FAILED"],

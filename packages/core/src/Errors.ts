@@ -45,6 +45,8 @@ export class ScrapeError extends Schema.TaggedError<ScrapeError>()("ScrapeError"
     "ResponseTooLarge",
     /** The response is of a type this engine cannot turn into a document. */
     "UnsupportedContent",
+    /** A file of a supported type that cannot be read: corrupt, encrypted, or larger than allowed once unpacked. */
+    "ParseFailed",
     /** `minAge` asked for a cached copy and there is none. */
     "NoCachedData",
     /** A browser action failed (its selector matched nothing, its script threw, ...). */

@@ -10,7 +10,6 @@ import { v7 as uuidv7 } from "uuid"
 import { ArtifactStore, fromDataUrl } from "./Artifacts/ArtifactStore.js"
 import { CacheScope, partitionOf } from "./Cache/CacheScope.js"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
-import { decodeBody } from "./Content/Charset.js"
 import { looksClientRendered } from "./Content/ClientRendered.js"
 import type { Document } from "./Domain/Document.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
@@ -22,11 +21,13 @@ import { ScrapeReplay } from "./Interact/ScrapeReplay.js"
 import { JobStore } from "./Jobs/JobStore.js"
 import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import { FileParser } from "./Parse/FileParser.js"
+import { readFile } from "./Parse/ReadFile.js"
 import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { availableEngines, browserOptionOf, unsupportedOption } from "./Scrape/Capabilities.js"
-import { isTextual } from "./Scrape/ContentTypes.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
+import { pdfCacheSuffix } from "./Scrape/PdfOutput.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
 export type ScrapeInput = ScrapeOptions & {
@@ -107,6 +108,7 @@ export const make = Effect.gen(function* () {
   const proxies = Option.getOrUndefined(yield* Effect.serviceOption(Proxies))
   const artifacts = Option.getOrUndefined(yield* Effect.serviceOption(ArtifactStore))
   const replays = Option.getOrUndefined(yield* Effect.serviceOption(ScrapeReplay))
+  const parser = yield* Effect.serviceOption(FileParser)
   /** A `data:` URL of the browser's, as the artifact store's URL when there is one. */
   const stored = (url: string): Effect.Effect<string> => {
     const artifact = artifacts === undefined ? undefined : fromDataUrl(url)
@@ -184,19 +186,12 @@ export const make = Effect.gen(function* () {
       Option.isSome(profiles)
     )
       yield* profiles.value.putProfile(input.owner ?? null, profile.name, fetched.storageState).pipe(Effect.orDie)
-    if (!isTextual(fetched.contentType))
-      return yield* new ScrapeError({
-        reason: "UnsupportedContent",
-        url: fetched.url,
-        message: `The content type ${fetched.contentType} of ${fetched.url} cannot be turned into a document yet.`,
-      })
-    const page: CachedPage = {
-      url: fetched.url,
-      statusCode: fetched.status,
-      contentType: fetched.contentType,
-      body: decodeBody(fetched.body, fetched.contentType),
-      cachedAt: Date.now(),
-    }
+    const content = yield* readFile(
+      { bytes: fetched.body, contentType: fetched.contentType, name: fetched.url },
+      input,
+      parser,
+    )
+    const page: CachedPage = { url: fetched.url, statusCode: fetched.status, ...content, cachedAt: Date.now() }
     const retryAfter =
       fetched.status === 429 || fetched.status === 503
         ? retryAfterMs(fetched.headers["retry-after"], Date.now())
@@ -221,7 +216,7 @@ export const make = Effect.gen(function* () {
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: badSelector.message })
     const scrapeId = uuidv7()
     const url = withScheme(input.url)
-    const key = cacheKey(url, partitionOf(scope, input.owner))
+    const key = cacheKey(url, partitionOf(scope, input.owner)) + pdfCacheSuffix(input.parsers)
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
       // The cache is shared with processes that may allow more (a worker with private addresses allowed): a copy is

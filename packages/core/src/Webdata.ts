@@ -4,6 +4,8 @@
  * error `code`. Jobs run on the engine's worker in this process (unless `worker: false`), in the store given by
  * `store` (in memory by default).
  */
+import { readFile } from "node:fs/promises"
+import { basename } from "node:path"
 import { Cause, Effect, Exit, ManagedRuntime, Option, Stream } from "effect"
 import { BatchScrape } from "./BatchScrape.js"
 import { Crawl } from "./Crawl.js"
@@ -12,15 +14,17 @@ import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
 import { decodeStrict, type ValidationIssue } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
+import { decodeParseOptions, type ParseOptionsInput } from "./Domain/ParseOptions.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
-import type { EngineError } from "./Errors.js"
+import { type EngineError, RequestError } from "./Errors.js"
 import { CreateSessionRequest } from "./Interact/InteractRequest.js"
 import { InteractSessions } from "./Interact/InteractSessions.js"
 import { JobControl, reportedTotal } from "./Jobs/JobControl.js"
 import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.js"
 import { type MapResult, MapService } from "./Map.js"
+import { Parse } from "./Parse.js"
 import { Scrape } from "./Scrape.js"
 import { type InteractOptions, type Runner, WebdataSession } from "./WebdataSession.js"
 
@@ -55,12 +59,17 @@ const libraryMessage = (error: EngineError, message: string): string => {
     : `Unrecognized option${unknown.length > 1 ? "s" : ""}: ${unknown.map((key) => `"${key}"`).join(", ")}`
 }
 
-export interface WebdataOptions extends Omit<Engine.EngineOptions, "browser"> {
+export interface WebdataOptions extends Omit<Engine.EngineOptions, "browser" | "parser"> {
   /**
    * The browser engine: by default (`"auto"`) the installed `@webdata/browser` with the Chromium it finds, or none;
    * a layer of your own; or `false` for plain HTTP only.
    */
   readonly browser?: Engine.EngineOptions["browser"] | false
+  /**
+   * The file parsers: by default (`"auto"`) the installed `@webdata/parse`, or none; a layer of your own; or `false`
+   * for none (files answer 415).
+   */
+  readonly parser?: Engine.EngineOptions["parser"] | false
 }
 
 /** A job's progress and one page of its documents. */
@@ -88,12 +97,30 @@ export interface PageOptions {
   readonly limit?: number
 }
 
+/** A file given to `parse` as bytes. */
+const bytesOf = async (
+  file: string | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+): Promise<Uint8Array> => {
+  if (typeof file === "string") return readFile(file)
+  if (file instanceof Uint8Array) return file
+  if (file instanceof ArrayBuffer) return new Uint8Array(file)
+  const chunks: Array<Uint8Array> = []
+  for await (const chunk of file as AsyncIterable<Uint8Array>) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
+
 export class Webdata {
   readonly #runtime: ManagedRuntime.ManagedRuntime<Engine.EngineServices, never>
 
   constructor(options: WebdataOptions = {}) {
-    const { browser = "auto", ...engine } = options
-    this.#runtime = ManagedRuntime.make(Engine.layer({ ...engine, ...(browser !== false ? { browser } : {}) }))
+    const { browser = "auto", parser = "auto", ...engine } = options
+    this.#runtime = ManagedRuntime.make(
+      Engine.layer({
+        ...engine,
+        ...(browser !== false ? { browser } : {}),
+        ...(parser !== false ? { parser } : {}),
+      }),
+    )
   }
 
   async #run<A>(effect: Effect.Effect<A, EngineError | StoreError, Engine.EngineServices>): Promise<A> {
@@ -129,6 +156,34 @@ export class Webdata {
         const request = yield* decodeStrict(ScrapeRequest)({ ...options, url })
         const scraper = yield* Scrape
         return yield* scraper.scrape(request)
+      }),
+    )
+  }
+
+  /**
+   * Parses a file (PDF, DOCX, XLSX, PPTX, ODT, EPUB, RTF, CSV, HTML, ...) into a document: a path, its bytes, or a
+   * stream of them. `fileName` names bytes and streams (the bytes decide what the file is; the name is a last hint).
+   */
+  parse(
+    file: string | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+    options: ParseOptionsInput & { readonly fileName?: string; readonly contentType?: string } = {},
+  ): Promise<Document> {
+    const { fileName, contentType, ...parseOptions } = options
+    return this.#run(
+      Effect.gen(function* () {
+        const decoded = yield* decodeParseOptions(JSON.stringify(parseOptions))
+        const bytes = yield* Effect.tryPromise({
+          try: () => bytesOf(file),
+          catch: (error) =>
+            new RequestError({
+              reason: "Validation",
+              code: "BAD_REQUEST",
+              message: `Could not read the file: ${error instanceof Error ? error.message : String(error)}`,
+            }),
+        })
+        const name = fileName ?? (typeof file === "string" ? basename(file) : "upload")
+        const parser = yield* Parse
+        return yield* parser.parse({ bytes, name, contentType }, decoded)
       }),
     )
   }

@@ -75,6 +75,7 @@ export interface CacheRow {
   readonly content_type: string | null
   readonly body: string
   readonly cached_at: number
+  readonly file: string | null
 }
 
 export const toJob = (row: JobRow): Effect.Effect<Job, StoreError> =>
@@ -143,4 +144,5 @@ export const toCachedPage = (row: CacheRow): ScrapeCache.CachedPage => ({
   contentType: row.content_type ?? undefined,
   body: row.body,
   cachedAt: row.cached_at,
+  ...(row.file !== null ? { file: JSON.parse(row.file) as ScrapeCache.CachedPage["file"] } : {}),
 })

@@ -499,6 +499,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
             content_type: page.contentType ?? null,
             body: page.body,
             cached_at: page.cachedAt,
+            file: page.file !== undefined ? JSON.stringify(page.file) : null,
           })}`,
         ),
       ),

@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { LRUCache } from "lru-cache"
+import type { PageContent } from "../Scrape/BuildDocument.js"
 
 export interface CachedPage {
   /** Final URL after redirects. */
@@ -13,6 +14,8 @@ export interface CachedPage {
   readonly contentType: string | undefined
   /** The decoded body. */
   readonly body: string
+  /** A parsed file's content (PDF, office documents). */
+  readonly file?: PageContent["file"]
   /** Epoch milliseconds of the fetch. */
   readonly cachedAt: number
 }

@@ -31,11 +31,21 @@ export const DocumentMetadata = Schema.Struct(
     engine: Schema.optional(Schema.Literal("http", "browser")),
     creditsUsed: Schema.optional(Schema.Number),
     error: Schema.optional(Schema.String),
+    /** Pages read of a PDF (at most the parser's `maxPages`), slides of a presentation. */
+    numPages: Schema.optional(Schema.Int),
+    /** Pages in the PDF, when more than were read. */
+    totalPages: Schema.optional(Schema.Int),
   },
   /** Every `<meta name|property|itemprop>` of the page under its raw key, and the other og/article/dc fields. */
   Schema.Record({ key: Schema.String, value: Schema.Unknown }),
 ).annotations({ identifier: "DocumentMetadata" })
 export type DocumentMetadata = typeof DocumentMetadata.Type
+
+/** A PDF's pages each as markdown (the `pages` option of the PDF parser). */
+export const PageMarkdown = Schema.Struct({ pageNumber: Schema.Int, markdown: Schema.String }).annotations({
+  identifier: "PageMarkdown",
+})
+export type PageMarkdown = typeof PageMarkdown.Type
 
 /** What the browser actions gave, each list in the order of its actions. */
 export const ActionResults = Schema.Struct({
@@ -57,6 +67,7 @@ export const Document = Schema.Struct({
   json: Schema.optional(Schema.Unknown),
   warning: Schema.optional(Schema.String),
   actions: Schema.optional(ActionResults),
+  pages: Schema.optional(Schema.Array(PageMarkdown)),
   metadata: DocumentMetadata,
 }).annotations({ identifier: "Document" })
 
@@ -72,5 +83,6 @@ export interface Document {
   json?: unknown
   warning?: string
   actions?: ActionResults
+  pages?: Array<PageMarkdown>
   metadata: DocumentMetadata
 }

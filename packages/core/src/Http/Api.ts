@@ -137,6 +137,40 @@ const scrapeGroup = HttpApiGroup.make("scrape")
   )
   .middleware(Authorization)
 
+/** The multipart form of `/v2/parse`, for the OpenAPI document (the handler reads the stream itself). */
+const ParseUpload = HttpApiSchema.Multipart(
+  Schema.Struct({
+    file: Schema.Unknown.annotations({
+      description:
+        "The file: PDF, DOCX/DOCM, XLSX/XLSM/XLSB/XLS, ODS, PPTX, ODP, ODT, RTF, EPUB, CSV/TSV, HTML/XHTML, XML, JSON or text. Its bytes decide what it is.",
+    }),
+    options: Schema.optional(
+      Schema.String.annotations({
+        description:
+          "JSON of the scrape options that apply to a file (formats, onlyMainContent, includeTags, excludeTags, parsers, timeout, removeBase64Images).",
+      }),
+    ),
+  }),
+)
+
+const parseGroup = HttpApiGroup.make("parse")
+  .add(
+    HttpApiEndpoint.post("parse", "/v2/parse")
+      .setPayload(ParseUpload)
+      .addSuccess(ScrapeResponse)
+      .addError(errorBody(400, "Not a multipart upload, no `file`, bad options, or PARSE_UNSUPPORTED_OPTIONS"))
+      .addError(errorBody(408, "The file took longer than `timeout` to parse (SCRAPE_TIMEOUT)"))
+      .addError(errorBody(413, "The upload is larger than WEBDATA_MAX_UPLOAD_BYTES (default 50 MB)"))
+      .addError(errorBody(415, "A kind of file that is not parsed (SCRAPE_UNSUPPORTED_FILE_ERROR)"))
+      .addError(errorBody(422, "The file is corrupt, encrypted or too large once unpacked (PARSE_FAILED)"))
+      .annotate(OpenApi.Summary, "Upload and parse a file")
+      .annotate(
+        OpenApi.Description,
+        "Multipart `file` and optional `options` (JSON). Answers the file as a document in the requested formats.",
+      ),
+  )
+  .middleware(Authorization)
+
 const JobId = Schema.Struct({ id: Schema.String })
 const JobPage = Schema.Struct({
   skip: Schema.optional(Schema.NumberFromString),
@@ -502,6 +536,7 @@ const metaGroup = HttpApiGroup.make("meta")
 export class WebdataApi extends HttpApi.make("webdata")
   .add(metaGroup)
   .add(scrapeGroup)
+  .add(parseGroup)
   .add(crawlGroup)
   .add(batchGroup)
   .add(mapGroup)

@@ -3,11 +3,13 @@ import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { decodeStrict } from "../Domain/Decode.js"
 import { decodeMapRequest } from "../Domain/MapRequest.js"
+import { decodeParseOptions } from "../Domain/ParseOptions.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { newId } from "../Jobs/JobStore.js"
 import { ownerOf } from "../Jobs/Owner.js"
 import { MapService } from "../Map.js"
+import { Parse } from "../Parse.js"
 import { Scrape } from "../Scrape.js"
 import { VERSION } from "../Version.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -17,6 +19,8 @@ import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
 import { PublicHandlers } from "./PublicHandlers.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
+import { ServerConfig } from "./ServerConfig.js"
+import { readUpload } from "./Upload.js"
 
 const decodeScrapeRequest = decodeStrict(ScrapeRequest)
 
@@ -45,6 +49,23 @@ export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handle
           }),
         ),
       )
+  }),
+)
+
+export const ParseHandlers = HttpApiBuilder.group(WebdataApi, "parse", (handlers) =>
+  Effect.gen(function* () {
+    const parser = yield* Parse
+    const { maxUploadBytes } = yield* ServerConfig
+    return handlers.handleRaw("parse", ({ request }) =>
+      respond(
+        Effect.gen(function* () {
+          const upload = yield* readUpload(request, maxUploadBytes)
+          const options = yield* decodeParseOptions(upload.options)
+          const data = yield* parser.parse(upload.file, options)
+          return { success: true, data }
+        }),
+      ),
+    )
   }),
 )
 
@@ -78,6 +99,7 @@ export const MapHandlers = HttpApiBuilder.group(WebdataApi, "map", (handlers) =>
 
 export const layer = Layer.mergeAll(
   ScrapeHandlers,
+  ParseHandlers,
   MetaHandlers,
   CrawlHandlers,
   BatchHandlers,

@@ -7,15 +7,14 @@
  * caller's thread (the library's default, and tests).
  */
 
-import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
-import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
+import type { Worker } from "node:worker_threads"
 import { Config, Context, Effect, Layer } from "effect"
 import type { Document } from "../Domain/Document.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { ScrapeError } from "../Errors.js"
 import { lazyModule } from "../Process/LazyModule.js"
+import { startModuleWorker } from "../Process/ModuleWorker.js"
 import type { PageContent, Provenance } from "./BuildDocument.js"
 
 export interface BuildRequest {
@@ -92,25 +91,11 @@ interface Slot {
   dead: boolean
 }
 
-/**
- * The thread's entry: the compiled `DocumentWorker.js` next to this module, or, when running from the TypeScript
- * sources (tests, `tsx`), the `.ts` file loaded through tsx's loader inside the thread.
- */
-const startWorker = (maxHeapMb: number): Worker => {
+const startWorker = (maxHeapMb: number): Worker =>
   // A small young generation: a thread's garbage is short-lived DOMs, and the default (tens of MiB) only adds RSS.
-  const limits = { resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 8 } }
-  if (import.meta.url.endsWith(".js")) return new Worker(new URL("./DocumentWorker.js", import.meta.url), limits)
-  const entry = new URL("./DocumentWorker.ts", import.meta.url).href
-  // The ESM build of tsx's API (a CommonJS `require.resolve` would find its CommonJS build).
-  const tsx = new URL(
-    "dist/esm/api/index.mjs",
-    pathToFileURL(createRequire(import.meta.url).resolve("tsx/package.json")),
-  ).href
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}) })`,
-    { ...limits, eval: true },
-  )
-}
+  startModuleWorker(import.meta.url, "./DocumentWorker", {
+    resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 8 },
+  })
 
 /**
  * Threads that take build requests, least loaded first. A thread that dies (a page exhausted its heap) is replaced;

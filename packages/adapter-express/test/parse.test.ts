@@ -1,0 +1,250 @@
+/**
+ * Files over HTTP: uploads to `POST /v2/parse` (by the official SDK's `parse()` and by hand), PDFs and office files
+ * scraped and crawled from a site on loopback, and hostile uploads, each answered with its clear error while the
+ * server keeps answering others.
+ */
+import { readFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { fileURLToPath } from "node:url"
+import Firecrawl from "@mendable/firecrawl-js"
+import { Engine, ServerConfig } from "@webdata/core"
+import * as Parse from "@webdata/parse"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { type RunningServer, serve } from "../src/serve.js"
+
+const fixture = (path: string) =>
+  readFileSync(fileURLToPath(new URL(`../../parse/test/fixtures/${path}`, import.meta.url)))
+
+const KEY = "parse-key"
+let site: Listening
+let api: RunningServer
+let client: Firecrawl
+
+beforeAll(async () => {
+  site = await listenOnLoopback(
+    createServer((req, res) => {
+      if (req.url === "/") {
+        res.writeHead(200, { "content-type": "text/html" })
+        return void res.end(
+          `<!doctype html><title>Reports</title><h1>Reports</h1><p>The <a href="/files/report.pdf">survey</a> and the <a href="/files/report.docx">field report</a>.</p>`,
+        )
+      }
+      const files: Record<string, readonly [string, string]> = {
+        "/files/report.pdf": ["pdf/report.pdf", "application/pdf"],
+        // Servers often send files as octet-stream: the bytes say what they are.
+        "/files/report.docx": ["office/report.docx", "application/octet-stream"],
+        "/files/scan.pdf": ["pdf/scanned.pdf", "application/pdf"],
+      }
+      const file = files[req.url ?? ""]
+      if (file === undefined) {
+        res.writeHead(404)
+        return void res.end()
+      }
+      res.writeHead(200, { "content-type": file[1] })
+      res.end(fixture(file[0]))
+    }),
+  )
+  api = await serve({
+    port: 0,
+    engine: Engine.layer({ allowPrivateAddresses: true, parser: Parse.layer({ threads: 1 }) }),
+    serverConfig: ServerConfig.layer({ apiKeys: [KEY], maxUploadBytes: 50 * 1024 * 1024 }),
+  })
+  client = new Firecrawl({ apiUrl: api.url, apiKey: KEY })
+})
+afterAll(async () => {
+  await api?.close()
+  await site?.close()
+})
+
+const upload = (bytes: Uint8Array, name: string, options?: unknown) => {
+  const form = new FormData()
+  form.append("file", new Blob([new Uint8Array(bytes)]), name)
+  if (options !== undefined) form.append("options", JSON.stringify(options))
+  return fetch(`${api.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
+}
+
+const healthy = async () => (await fetch(`${api.url}/`)).status === 200
+
+describe("POST /v2/parse", () => {
+  it("parses uploads with the official SDK: DOCX, PDF with page markers and pages, XLSX", async () => {
+    const docx = await client.parse({ data: fixture("office/report.docx"), filename: "report.docx" })
+    expect(docx.markdown).toMatch(/^# Quarterly Field Report$/m)
+    expect(docx.markdown).toContain("| Site 7 | 15.1 | Rising |")
+    expect(docx.metadata?.title).toBe("Quarterly Field Report")
+    expect(docx.metadata?.contentType).toContain("wordprocessingml")
+
+    const pdf = await client.parse(
+      { data: fixture("pdf/report.pdf"), filename: "report.pdf", contentType: "application/pdf" },
+      { formats: ["markdown", "html"], parsers: [{ type: "pdf", pageMarkers: true, pages: true } as never] },
+    )
+    expect(pdf.metadata?.numPages).toBe(3)
+    expect(pdf.markdown).toContain("\n\n---\n\n<!-- page 2 -->\n\n## Results")
+    expect(pdf.markdown).not.toContain("<!-- page 1 -->")
+    expect(pdf.html).toContain("<h2>Results</h2>")
+    const pages = (pdf as { pages?: Array<{ pageNumber: number; markdown: string }> }).pages
+    expect(pages?.map((page) => page.pageNumber)).toEqual([1, 2, 3])
+    expect(pages?.[2]?.markdown).toContain("## Conclusions")
+
+    const sheet = await client.parse({ data: fixture("office/sales.xlsx"), filename: "sales.xlsx" })
+    expect(sheet.markdown).toContain("| South | 2024-02-20 | 8 | 4.25 | 34 |")
+  })
+
+  it("refuses options that need a page in a browser with PARSE_UNSUPPORTED_OPTIONS", async () => {
+    for (const [options, named] of [
+      [{ actions: [{ type: "wait", milliseconds: 10 }] }, "actions"],
+      [{ formats: ["screenshot"] }, "screenshot"],
+      [{ waitFor: 1000 }, "waitFor"],
+      [{ mobile: true }, "mobile"],
+      [{ location: { country: "de" } }, "location"],
+    ] as const) {
+      const response = await upload(fixture("office/data.csv"), "data.csv", options)
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({
+        success: false,
+        code: "PARSE_UNSUPPORTED_OPTIONS",
+        error: `Parse uploads do not support ${named}.`,
+      })
+    }
+  })
+
+  it("answers bad uploads with clear errors: not multipart, no file, bad options JSON, unknown option", async () => {
+    const json = await fetch(`${api.url}/v2/parse`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: "{}",
+    })
+    expect(json.status).toBe(400)
+    const form = new FormData()
+    form.append("options", "{}")
+    const noFile = await fetch(`${api.url}/v2/parse`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}` },
+      body: form,
+    })
+    expect(noFile.status).toBe(400)
+    expect(((await noFile.json()) as { error: string }).error).toMatch(/file/)
+    const withBadJson = new FormData()
+    withBadJson.append("file", new Blob([fixture("office/data.csv")]), "data.csv")
+    withBadJson.append("options", "{formats: markdown")
+    const badJson = await fetch(`${api.url}/v2/parse`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}` },
+      body: withBadJson,
+    })
+    expect(badJson.status).toBe(400)
+    expect(((await badJson.json()) as { error: string }).error).toMatch(/options field is not valid JSON/)
+    const unknown = await upload(fixture("office/data.csv"), "data.csv", { colour: "red" })
+    expect(unknown.status).toBe(400)
+    expect(JSON.stringify(await unknown.json())).toContain('"colour"')
+  })
+
+  it("answers hostile and broken files with 4xx while the server keeps answering", async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
+    const cases: ReadonlyArray<readonly [Uint8Array, string, number, string]> = [
+      [fixture("office/bomb.docx"), "bomb.docx", 422, "PARSE_FAILED"],
+      [fixture("office/bomb-lying.docx"), "bomb-lying.docx", 422, "PARSE_FAILED"],
+      [fixture("pdf/encrypted.pdf"), "encrypted.pdf", 422, "PARSE_FAILED"],
+      [fixture("office/truncated.docx"), "truncated.docx", 422, "PARSE_FAILED"],
+      [new Uint8Array(0), "empty.pdf", 422, "PARSE_FAILED"],
+      [png, "scan.pdf", 415, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
+    ]
+    const answers = await Promise.all(
+      cases.map(async ([bytes, name]) => {
+        const response = await upload(bytes, name)
+        return { status: response.status, body: (await response.json()) as { code: string; error: string } }
+      }),
+    )
+    for (const [index, [, name, status, code]] of cases.entries()) {
+      expect(answers[index], name).toMatchObject({ status, body: { code } })
+      expect(answers[index]!.body.error.length).toBeGreaterThan(10)
+    }
+    // A declared billion-cell sheet is read at once.
+    const huge = await upload(fixture("office/huge-range.xlsx"), "huge.xlsx")
+    expect(huge.status).toBe(200)
+    expect(await healthy()).toBe(true)
+  })
+
+  it("answers a 60 MB upload 413 without reading it all, and answers others meanwhile", async () => {
+    const big = new Uint8Array(60 * 1024 * 1024)
+    const [response, health] = await Promise.all([upload(big, "big.pdf"), healthy()])
+    expect(response.status).toBe(413)
+    expect(((await response.json()) as { code: string }).code).toBe("PAYLOAD_TOO_LARGE")
+    expect(health).toBe(true)
+    // Streamed without a length: the cap holds while the body arrives.
+    const chunk = new Uint8Array(1024 * 1024)
+    let sent = 0
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0)
+          controller.enqueue(
+            new TextEncoder().encode('--x\r\ncontent-disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n'),
+          )
+        sent++
+        if (sent > 80) controller.close()
+        else controller.enqueue(chunk)
+      },
+    })
+    const streamed = await fetch(`${api.url}/v2/parse`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "multipart/form-data; boundary=x" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit)
+    expect(streamed.status).toBe(413)
+    expect(sent).toBeLessThan(80)
+  })
+
+  it("stops a file that takes longer than its timeout with SCRAPE_TIMEOUT, and parses the next one", async () => {
+    const started = Date.now()
+    const slow = await upload(fixture("pdf/report.pdf"), "report.pdf", {
+      timeout: 1000,
+      parsers: [{ type: "pdf", mode: "ocr" }],
+    })
+    expect(slow.status).toBe(408)
+    expect(((await slow.json()) as { code: string }).code).toBe("SCRAPE_TIMEOUT")
+    expect(Date.now() - started).toBeLessThan(4000)
+    const next = await upload(fixture("office/data.tsv"), "data.tsv")
+    expect(next.status).toBe(200)
+  })
+})
+
+describe("files on the web", () => {
+  it("scrapes a PDF and an office file served as octet-stream; parsers: [] gives the PDF as base64", async () => {
+    const pdf = await client.scrape(`${site.url}/files/report.pdf`, { formats: ["markdown"] })
+    expect(pdf.markdown).toMatch(/^# Tidal Energy Survey$/m)
+    expect(pdf.metadata?.numPages).toBe(3)
+    expect(pdf.metadata?.contentType).toBe("application/pdf")
+    const docx = await client.scrape(`${site.url}/files/report.docx`, { formats: ["markdown"] })
+    expect(docx.markdown).toContain("[survey handbook](https://example.com/report)")
+    const raw = await client.scrape(`${site.url}/files/report.pdf`, { formats: ["markdown"], parsers: [] })
+    expect(
+      Buffer.from(raw.markdown ?? "", "base64")
+        .subarray(0, 5)
+        .toString(),
+    ).toBe("%PDF-")
+    const limited = await client.scrape(`${site.url}/files/report.pdf`, {
+      formats: ["markdown"],
+      parsers: [{ type: "pdf", maxPages: 1 } as never],
+    })
+    expect(limited.metadata?.numPages).toBe(1)
+    expect(limited.markdown).not.toContain("Conclusions")
+  })
+
+  it("reads a scanned PDF by OCR and serves the next scrape of it from the cache", async () => {
+    const first = await client.scrape(`${site.url}/files/scan.pdf`, { formats: ["markdown"] })
+    expect(first.markdown).toMatch(/quick brown fox/i)
+    const again = await client.scrape(`${site.url}/files/scan.pdf`, { formats: ["markdown"] })
+    expect(again.metadata?.cacheState).toBe("hit")
+    expect(again.markdown).toBe(first.markdown)
+  })
+
+  it("crawls a site whose pages link to files, and includes them", async () => {
+    const job = await client.crawl(site.url, { sitemap: "skip", limit: 10, pollInterval: 0.1, timeout: 30 })
+    expect(job.status).toBe("completed")
+    const byPath = new Map(job.data.map((document) => [new URL(document.metadata?.sourceURL ?? "").pathname, document]))
+    expect([...byPath.keys()].sort()).toEqual(["/", "/files/report.docx", "/files/report.pdf"])
+    expect(byPath.get("/files/report.pdf")?.markdown).toContain("## Results")
+    expect(byPath.get("/files/report.docx")?.markdown).toContain("## Findings")
+  })
+})

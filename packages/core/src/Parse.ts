@@ -1,0 +1,54 @@
+/**
+ * The parse service: an uploaded file (bytes, name, type) in, one Document out, through the same file parsers and
+ * content pipeline as a scraped file. Nothing is fetched.
+ */
+import { Context, Effect, Layer } from "effect"
+import { v7 as uuidv7 } from "uuid"
+import type { Document } from "./Domain/Document.js"
+import type { ParseOptions } from "./Domain/ParseOptions.js"
+import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
+import { ScrapeError } from "./Errors.js"
+import { FileParser } from "./Parse/FileParser.js"
+import { readFile } from "./Parse/ReadFile.js"
+import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
+
+export interface UploadedFile {
+  readonly bytes: Uint8Array
+  /** The file's name as uploaded (`report.pdf`); its extension is only a last hint. */
+  readonly name: string
+  readonly contentType?: string | undefined
+}
+
+export class Parse extends Context.Tag("@webdata/core/Parse")<
+  Parse,
+  {
+    readonly parse: (file: UploadedFile, options: ParseOptions & ScrapeOptions) => Effect.Effect<Document, ScrapeError>
+  }
+>() {}
+
+/** The document's URL for an upload: a `file:` URL of its name, so that relative links have a base. */
+const fileUrl = (name: string) => `file:///${encodeURIComponent(name.replace(/^.*[\\/]/, "") || "upload")}`
+
+export const make = Effect.gen(function* () {
+  const parser = yield* Effect.serviceOption(FileParser)
+  const builder = yield* DocumentBuilder
+  return {
+    parse: Effect.fn("Parse.parse")(function* (file: UploadedFile, options: ParseOptions & ScrapeOptions) {
+      if (file.bytes.length === 0)
+        return yield* new ScrapeError({ reason: "ParseFailed", url: file.name, message: `${file.name} is empty.` })
+      const url = fileUrl(file.name)
+      const content = yield* readFile(
+        { bytes: file.bytes, contentType: file.contentType, name: file.name },
+        options,
+        parser,
+      )
+      return yield* builder.build(
+        options,
+        { url, statusCode: 200, ...content },
+        { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" },
+      )
+    }),
+  }
+})
+
+export const layer: Layer.Layer<Parse, never, DocumentBuilder> = Layer.effect(Parse, make)
