@@ -8,7 +8,8 @@
  * Speed: text-PDF pages per second on one core (the parser on this thread, against unpdf's plain text extraction in
  * the same run, lanes interleaved) and OCR pages per minute.
  *
- * `npm run parse -w @webdata/bench` (ROUNDS=5)
+ * `npm run parse -w @webdata/bench` (ROUNDS=5; ONLY=pdf|docx|xlsx|pptx scores one format; DETAIL=1 prints each file's
+ * scores on stderr; SPEED=0 skips the timings)
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
@@ -75,9 +76,10 @@ const mean = (values: ReadonlyArray<number>) =>
   values.length === 0 ? "—" : (values.reduce((sum, value) => sum + value, 0) / values.length).toFixed(3)
 
 const quality = async () => {
+  const only = process.env.ONLY
   console.log("| format | files | system | text F1 | order F1 | table F1 (files with tables) | failed |")
   console.log("| --- | --- | --- | --- | --- | --- | --- |")
-  for (const format of ["pdf", "docx", "xlsx", "pptx"]) {
+  for (const format of ["pdf", "docx", "xlsx", "pptx"].filter((format) => only === undefined || only === format)) {
     const list = pairs(format)
     // officeparser first: its pdf.js (6.x) refuses to run once unpdf's (5.x) has set up pdf.js's worker globals.
     const systems: Record<string, (bytes: Uint8Array, name: string) => Promise<string>> = {

@@ -76,16 +76,31 @@ const pushRun = (runs: Array<Run>, text: string, href: string | undefined) => {
   else runs.push(href !== undefined ? { text, href } : { text })
 }
 
-/** Items on one baseline as a line: a gap wider than two spaces ends a cell. */
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g
+const LETTER = /\p{L}/gu
+
+/** Whether most letters of a line are of a right-to-left script (Arabic, Hebrew): its items read from the right. */
+const readsRightToLeft = (items: ReadonlyArray<TextItem>) => {
+  const text = items.map((item) => item.text).join("")
+  return (text.match(RIGHT_TO_LEFT)?.length ?? 0) * 2 > (text.match(LETTER)?.length ?? 0)
+}
+
+/** Items on one baseline as a line, in reading order: a gap wider than two spaces ends a cell. */
 const lineOf = (items: ReadonlyArray<TextItem>, links: ReadonlyArray<LinkArea>): Line | undefined => {
-  const sorted = [...items].sort((a, b) => a.x - b.x)
+  const rightToLeft = readsRightToLeft(items)
+  const sorted = [...items].sort(rightToLeft ? (a, b) => b.x + b.width - (a.x + a.width) : (a, b) => a.x - b.x)
   const size = Math.max(...sorted.map((item) => item.size))
   const cells: Array<{ x: number; right: number; runs: Array<Run> }> = []
-  let previousEnd = Number.NEGATIVE_INFINITY
+  let previous: TextItem | undefined
   for (const item of sorted) {
     // Whitespace-only items are how some producers draw column gaps: the gap itself tells.
     if (item.text.trim() === "") continue
-    const gap = item.x - previousEnd
+    const gap =
+      previous === undefined
+        ? Number.POSITIVE_INFINITY
+        : rightToLeft
+          ? previous.x - (item.x + item.width)
+          : item.x - (previous.x + previous.width)
     let cell = cells[cells.length - 1]
     if (cell === undefined || gap > size * 1.2) {
       cell = { x: item.x, right: item.x + item.width, runs: [] }
@@ -93,13 +108,14 @@ const lineOf = (items: ReadonlyArray<TextItem>, links: ReadonlyArray<LinkArea>):
     } else if (gap > size * 0.15 && !/\s$/.test(cell.runs.at(-1)?.text ?? "") && !/^\s/.test(item.text))
       pushRun(cell.runs, " ", cell.runs.at(-1)?.href)
     for (const word of linkedWords(item, links)) pushRun(cell.runs, word.text, word.href)
+    cell.x = Math.min(cell.x, item.x)
     cell.right = Math.max(cell.right, item.x + item.width)
-    previousEnd = item.x + item.width
+    previous = item
   }
   if (cells.length === 0) return undefined
   return {
-    x: cells[0]!.x,
-    right: cells[cells.length - 1]!.right,
+    x: Math.min(...cells.map((cell) => cell.x)),
+    right: Math.max(...cells.map((cell) => cell.right)),
     y: sorted[0]!.y,
     size,
     cells,
@@ -131,6 +147,9 @@ const linesOf = (items: ReadonlyArray<TextItem>, links: ReadonlyArray<LinkArea>)
     .filter((line): line is Line => line !== undefined)
 }
 
+/** Whether an item that does not cross the gutter at `x` is in the column left of it (justified lines may end on it). */
+const leftOf = (item: TextItem, x: number) => item.x + item.width / 2 < x
+
 /** Items grouped by the vertical bands that items crossing `x` leave between them, top to bottom. */
 const bands = (items: ReadonlyArray<TextItem>, x: number) => {
   const crosses = (item: TextItem) => item.x < x - 1 && item.x + item.width > x + 1
@@ -158,7 +177,7 @@ const gutterOf = (items: ReadonlyArray<TextItem>, pageWidth: number): number | u
   for (let x = pageWidth * 0.35; x <= pageWidth * 0.65; x += 2) {
     for (const band of bands(text, x)) {
       if (band.spanning) continue
-      const left = band.items.filter((item) => item.x + item.width <= x).length
+      const left = band.items.filter((item) => leftOf(item, x)).length
       const score = Math.min(left, band.items.length - left)
       if (score >= needed && (best === undefined || score > best.score)) best = { x, score }
     }
@@ -206,11 +225,11 @@ export const readingOrder = (
       ? linesOf(band.items, links)
       : [
           ...linesOf(
-            band.items.filter((item) => item.x + item.width <= gutter),
+            band.items.filter((item) => leftOf(item, gutter)),
             links,
           ),
           ...linesOf(
-            band.items.filter((item) => item.x + item.width > gutter),
+            band.items.filter((item) => !leftOf(item, gutter)),
             links,
           ),
         ],
