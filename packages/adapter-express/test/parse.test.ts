@@ -1,7 +1,7 @@
 /**
  * Files over HTTP: uploads to `POST /v2/parse` (by the official SDK's `parse()` and by hand), PDFs and office files
- * scraped and crawled from a site on loopback, and hostile uploads, each answered with its clear error while the
- * server keeps answering others.
+ * scraped, batch-scraped and crawled from a site on loopback, and hostile uploads, each answered with its clear error
+ * while the server keeps answering others.
  */
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url"
 import Firecrawl from "@mendable/firecrawl-js"
 import { Engine, ServerConfig } from "@webdata/core"
 import * as Parse from "@webdata/parse"
+import { ConfigProvider, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type RunningServer, serve } from "../src/serve.js"
@@ -35,6 +36,9 @@ beforeAll(async () => {
         // Servers often send files as octet-stream: the bytes say what they are.
         "/files/report.docx": ["office/report.docx", "application/octet-stream"],
         "/files/scan.pdf": ["pdf/scanned.pdf", "application/pdf"],
+        "/files/sales.xlsx": ["office/sales.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+        // A misconfigured server: the bytes, not the header, say it is a PDF.
+        "/files/mislabelled": ["pdf/report.pdf", "text/html; charset=utf-8"],
       }
       const file = files[req.url ?? ""]
       if (file === undefined) {
@@ -57,14 +61,25 @@ afterAll(async () => {
   await site?.close()
 })
 
-const upload = (bytes: Uint8Array, name: string, options?: unknown) => {
+/** `bytes` uploaded as `name` (of content `type`, else octet-stream) to `to` (by default the API of these tests). */
+const upload = (bytes: Uint8Array, name: string, options?: unknown, { to = api.url, type = "" } = {}) => {
   const form = new FormData()
-  form.append("file", new Blob([new Uint8Array(bytes)]), name)
+  form.append("file", new Blob([new Uint8Array(bytes)], { type }), name)
   if (options !== undefined) form.append("options", JSON.stringify(options))
-  return fetch(`${api.url}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
+  return fetch(`${to}/v2/parse`, { method: "POST", headers: { authorization: `Bearer ${KEY}` }, body: form })
 }
 
+/** An upload's status and JSON body. */
+const answerOf = async (response: Response) => ({
+  status: response.status,
+  body: (await response.json()) as { code?: string; error?: string; data?: { markdown?: string } },
+})
+
 const healthy = async () => (await fetch(`${api.url}/`)).status === 200
+
+/** A crawl's or batch's documents by the path of their URL. */
+const byPath = <D extends { metadata?: { sourceURL?: string } }>(documents: ReadonlyArray<D>) =>
+  new Map(documents.map((document) => [new URL(document.metadata?.sourceURL ?? "").pathname, document]))
 
 describe("POST /v2/parse", () => {
   it("parses uploads with the official SDK: DOCX, PDF with page markers and pages, XLSX", async () => {
@@ -139,26 +154,105 @@ describe("POST /v2/parse", () => {
     expect(JSON.stringify(await unknown.json())).toContain('"colour"')
   })
 
-  it("answers hostile and broken files with 4xx while the server keeps answering", async () => {
-    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
-    const cases: ReadonlyArray<readonly [Uint8Array, string, number, string]> = [
-      [fixture("office/bomb.docx"), "bomb.docx", 422, "PARSE_FAILED"],
-      [fixture("office/bomb-lying.docx"), "bomb-lying.docx", 422, "PARSE_FAILED"],
-      [fixture("pdf/encrypted.pdf"), "encrypted.pdf", 422, "PARSE_FAILED"],
-      [fixture("office/truncated.docx"), "truncated.docx", 422, "PARSE_FAILED"],
-      [new Uint8Array(0), "empty.pdf", 422, "PARSE_FAILED"],
-      [png, "scan.pdf", 415, "SCRAPE_UNSUPPORTED_FILE_ERROR"],
+  it("reads macro-enabled DOCM and XLSM; refuses a Word 97 file with 415 and says to save it as DOCX", async () => {
+    const docm = await answerOf(await upload(fixture("office/report.docm"), "report.docm"))
+    expect(docm.body.data?.markdown).toMatch(/^## Findings$/m)
+    expect(docm.body.data?.markdown).toContain("| Site 7 | 15.1 | Rising |")
+    const xlsm = await answerOf(await upload(fixture("office/sales.xlsm"), "sales.xlsm"))
+    expect(xlsm.body.data?.markdown).toMatch(/^## Sales$/m)
+    expect(xlsm.body.data?.markdown).toContain("| South | 2024-02-20 | 8 | 4.25 | 34 |")
+    expect(await answerOf(await upload(fixture("office/report.doc"), "report.doc"))).toEqual({
+      status: 415,
+      body: {
+        success: false,
+        code: "SCRAPE_UNSUPPORTED_FILE_ERROR",
+        error: "report.doc is a legacy binary DOC file, which is not read: save it as DOCX and send that.",
+      },
+    })
+  })
+
+  it("reads XHTML, XML, JSON and plain text uploads, by their content type or else by their bytes and name", async () => {
+    // Each: name, content type, content, what the markdown holds however it is sent, and what only with its type.
+    const cases: ReadonlyArray<readonly [string, string, string, string | RegExp, ReadonlyArray<string | RegExp>]> = [
+      [
+        "tides.xhtml",
+        "application/xhtml+xml",
+        `<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Tide Tables</title></head><body><h1>Tide Tables</h1><p>High water at <b>06:12</b> today.</p></body></html>`,
+        "High water at **06:12** today.",
+        [/^# Tide Tables$/m],
+      ],
+      [
+        "catalog.xml",
+        "application/xml",
+        `<?xml version="1.0"?><catalog><chart id="7">Sea Charts of the Sound</chart></catalog>`,
+        '<chart id="7">Sea Charts of the Sound</chart>',
+        [/^```xml$/m],
+      ],
+      [
+        "station.json",
+        "application/json",
+        `{"station":"Gull Rock","range":3.8}`,
+        "Gull Rock",
+        [/^ {2}"station": "Gull Rock",$/m],
+      ],
+      [
+        "notes.txt",
+        "text/plain",
+        "Harbour notes\n\nThe quay is closed on Sundays.\n",
+        /^The quay is closed on Sundays\.$/m,
+        [],
+      ],
     ]
-    const answers = await Promise.all(
-      cases.map(async ([bytes, name]) => {
-        const response = await upload(bytes, name)
-        return { status: response.status, body: (await response.json()) as { code: string; error: string } }
-      }),
-    )
-    for (const [index, [, name, status, code]] of cases.entries()) {
-      expect(answers[index], name).toMatchObject({ status, body: { code } })
-      expect(answers[index]!.body.error.length).toBeGreaterThan(10)
+    for (const [name, type, content, text, typedOnly] of cases) {
+      const typed = await answerOf(await upload(Buffer.from(content), name, undefined, { type }))
+      for (const each of [text, ...typedOnly]) expect(typed.body.data?.markdown, name).toMatch(each)
+      // Sent as octet-stream, the text still comes through (XHTML as a page, by its extension).
+      const untyped = await answerOf(await upload(Buffer.from(content), name))
+      expect(untyped.body.data?.markdown, name).toMatch(text)
     }
+  })
+
+  it("answers hostile and broken files with 4xx, and other requests while they are being parsed", async () => {
+    const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
+    const cases: ReadonlyArray<readonly [Uint8Array, string, number, string, RegExp?]> = [
+      [fixture("office/bomb.docx"), "bomb.docx", 422, "PARSE_FAILED", /zip bomb|unpacks to more than/],
+      [fixture("office/bomb-lying.docx"), "bomb-lying.docx", 422, "PARSE_FAILED", /zip bomb|unpacks to more than/],
+      [fixture("pdf/encrypted.pdf"), "encrypted.pdf", 422, "PARSE_FAILED", /encrypted/],
+      [fixture("office/truncated.docx"), "truncated.docx", 422, "PARSE_FAILED"],
+      // Cut at 40%: no cross-reference table, no page pdf.js can recover; the answer says the file is cut short.
+      [fixture("pdf/truncated.pdf"), "truncated.pdf", 422, "PARSE_FAILED", /^The PDF is truncated/],
+      [fixture("office/laughs.docx"), "laughs.docx", 422, "PARSE_FAILED", /declares XML entities/],
+      [new Uint8Array(0), "empty.pdf", 422, "PARSE_FAILED", /empty/],
+      [png, "scan.pdf", 415, "SCRAPE_UNSUPPORTED_FILE_ERROR", /an image/],
+    ]
+    // Everything at once, with a PDF read by OCR (seconds of work, bounded by its timeout) on the one parse thread.
+    let parsing = true
+    const slow = upload(fixture("pdf/report.pdf"), "report.pdf", {
+      timeout: 5000,
+      parsers: [{ type: "pdf", mode: "ocr" }],
+    }).then(answerOf)
+    const all = Promise.all([slow, ...cases.map(([bytes, name]) => upload(bytes, name).then(answerOf))]).finally(() => {
+      parsing = false
+    })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const asked = Date.now()
+    expect(await healthy()).toBe(true)
+    expect(Date.now() - asked).toBeLessThan(1000)
+    // The health answer came while the files were still being parsed, not after.
+    expect(parsing).toBe(true)
+    const [slowAnswer, ...answers] = await all
+    expect([200, 408]).toContain(slowAnswer!.status)
+    for (const [index, [, name, status, code, message]] of cases.entries()) {
+      expect(answers[index], name).toMatchObject({ status, body: { success: false, code } })
+      expect(answers[index]!.body.error, name).toMatch(message ?? /.{10}/)
+    }
+    // Billion laughs in a sheet: the entity stays unexpanded text, answered at once.
+    const laughsAsked = Date.now()
+    const laughs = await answerOf(await upload(fixture("office/laughs.xlsx"), "laughs.xlsx"))
+    expect(Date.now() - laughsAsked).toBeLessThan(3000)
+    expect(laughs.status).toBe(200)
+    expect(laughs.body.data?.markdown).toContain("Laughs:")
+    expect(laughs.body.data?.markdown?.length).toBeLessThan(200)
     // A declared billion-cell sheet is read at once.
     const huge = await upload(fixture("office/huge-range.xlsx"), "huge.xlsx")
     expect(huge.status).toBe(200)
@@ -239,12 +333,63 @@ describe("files on the web", () => {
     expect(again.markdown).toBe(first.markdown)
   })
 
+  it("reads a PDF served as text/html by its bytes, and reports its real content type", async () => {
+    const pdf = await client.scrape(`${site.url}/files/mislabelled`, { formats: ["markdown"] })
+    expect(pdf.markdown).toMatch(/^# Tidal Energy Survey$/m)
+    expect(pdf.markdown).toContain("| Harbour Mouth | 5.1 | 2.9 |")
+    expect(pdf.metadata?.contentType).toBe("application/pdf")
+  })
+
   it("crawls a site whose pages link to files, and includes them", async () => {
     const job = await client.crawl(site.url, { sitemap: "skip", limit: 10, pollInterval: 0.1, timeout: 30 })
     expect(job.status).toBe("completed")
-    const byPath = new Map(job.data.map((document) => [new URL(document.metadata?.sourceURL ?? "").pathname, document]))
-    expect([...byPath.keys()].sort()).toEqual(["/", "/files/report.docx", "/files/report.pdf"])
-    expect(byPath.get("/files/report.pdf")?.markdown).toContain("## Results")
-    expect(byPath.get("/files/report.docx")?.markdown).toContain("## Findings")
+    const documents = byPath(job.data)
+    expect([...documents.keys()].sort()).toEqual(["/", "/files/report.docx", "/files/report.pdf"])
+    expect(documents.get("/files/report.pdf")?.markdown).toContain("## Results")
+    expect(documents.get("/files/report.docx")?.markdown).toContain("## Findings")
+  })
+
+  it("batch-scrapes a PDF and a workbook into documents with their text", async () => {
+    const job = await client.batchScrape([`${site.url}/files/report.pdf`, `${site.url}/files/sales.xlsx`], {
+      options: { formats: ["markdown"] },
+      pollInterval: 0.1,
+      timeout: 30,
+    })
+    expect(job.status).toBe("completed")
+    const documents = byPath(job.data)
+    expect([...documents.keys()].sort()).toEqual(["/files/report.pdf", "/files/sales.xlsx"])
+    expect(documents.get("/files/report.pdf")?.markdown).toMatch(/^## Conclusions$/m)
+    expect(documents.get("/files/report.pdf")?.metadata?.numPages).toBe(3)
+    expect(documents.get("/files/sales.xlsx")?.markdown).toContain("| West | 2024-03-28 | 5 | 10 | 50 |")
+  })
+})
+
+describe("WEBDATA_MAX_UPLOAD_BYTES", () => {
+  it("caps uploads at the size the environment sets: 413 past it, parsed below it", async () => {
+    // The variables as the server's Config reads them from the environment, without changing this process's.
+    const environment = ConfigProvider.fromMap(
+      new Map([
+        ["WEBDATA_API_KEYS", KEY],
+        ["WEBDATA_MAX_UPLOAD_BYTES", "2048"],
+      ]),
+    )
+    const small = await serve({
+      port: 0,
+      engine: Engine.layer({ allowPrivateAddresses: true }),
+      serverConfig: ServerConfig.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(environment))),
+    })
+    try {
+      const over = await answerOf(await upload(Buffer.alloc(4096, "a"), "big.txt", undefined, { to: small.url }))
+      expect(over).toMatchObject({
+        status: 413,
+        body: { code: "PAYLOAD_TOO_LARGE", error: expect.stringContaining("2048 bytes") },
+      })
+      const under = await answerOf(
+        await upload(Buffer.from("Harbour notes"), "notes.txt", undefined, { to: small.url }),
+      )
+      expect(under).toMatchObject({ status: 200, body: { data: { markdown: "Harbour notes" } } })
+    } finally {
+      await small.close()
+    }
   })
 })

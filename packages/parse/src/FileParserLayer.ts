@@ -41,7 +41,7 @@ export const make = (options: ThreadOptions) =>
               new ScrapeError({
                 reason: "UnsupportedContent",
                 url: file.name,
-                message: `${file.name} is a ${file.kind.toUpperCase()} file, which is not parsed${file.kind === "doc" || file.kind === "ppt" ? " (save it as DOCX or PPTX)" : ""}.`,
+                message: `${file.name} is a ${file.kind.toUpperCase()} file, which is not parsed.`,
               }),
             ),
     }),

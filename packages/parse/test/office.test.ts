@@ -1,6 +1,7 @@
 /**
- * Office, OpenDocument, EPUB, RTF and CSV fixtures (made by LibreOffice from one source, `fixtures/office/make.ts`)
- * to the markdown a user gets: headings, emphasis, nested lists, tables, links, titles and properties.
+ * Office, OpenDocument, EPUB, RTF and CSV fixtures (made by LibreOffice from one source, `fixtures/office/make.ts`;
+ * the DOCM and XLSM are the DOCX and XLSX made macro-enabled) to the markdown a user gets: headings, emphasis, nested
+ * lists, tables, links, titles and properties; and the files that cannot be read.
  */
 import { describe, expect, it } from "vitest"
 import { parseDocx } from "../src/formats/Docx.js"
@@ -11,7 +12,7 @@ import { markdownOf } from "./support/markdownOf.js"
 const SITES_TABLE = ["| Site | Level (m) | Status |", "| --- | --- | --- |", "| Site 7 | 15.1 | Rising |"]
 
 describe("documents", () => {
-  it.each(["report.docx", "report.odt", "report.rtf", "report.epub"])(
+  it.each(["report.docx", "report.docm", "report.odt", "report.rtf", "report.epub"])(
     "%s: headings, emphasis, lists, table, link",
     async (name) => {
       const parsed = await parseFixture(`office/${name}`)
@@ -50,7 +51,7 @@ describe("documents", () => {
 })
 
 describe("spreadsheets", () => {
-  it.each(["sales.xlsx", "sales.xls", "sales.ods"])(
+  it.each(["sales.xlsx", "sales.xlsm", "sales.xls", "sales.ods"])(
     "%s: a section per sheet, dates and formula results as shown",
     async (name) => {
       const markdown = markdownOf(await parseFixture(`office/${name}`))
@@ -80,6 +81,18 @@ describe("spreadsheets", () => {
   })
 })
 
+describe("macro-enabled files", () => {
+  it.each(["report.docm", "sales.xlsm"])(
+    "%s: the VBA project's macro text never reaches the document",
+    async (name) => {
+      // The fixture holds a `vbaProject.bin` whose macro source is plain text inside the compound file.
+      expect(Buffer.from(fixture(`office/${name}`)).includes("vbaProject.bin")).toBe(true)
+      const markdown = markdownOf(await parseFixture(`office/${name}`))
+      expect(markdown).not.toMatch(/AutoOpen|macro ran/)
+    },
+  )
+})
+
 describe("presentations", () => {
   it.each(["deck.pptx", "deck.odp"])(
     "%s: a section per slide with its title, bullets, table and notes",
@@ -107,12 +120,23 @@ describe("files that cannot be read", () => {
     }
   })
 
-  it("never expands XML entities (billion laughs)", async () => {
+  it.each(["laughs.odt", "laughs.xlsx"])("never expands XML entities (billion laughs): %s", async (name) => {
     const started = Date.now()
-    const markdown = markdownOf(await parseFixture("office/laughs.odt"))
+    const markdown = markdownOf(await parseFixture(`office/${name}`))
     expect(Date.now() - started).toBeLessThan(1000)
     expect(markdown.length).toBeLessThan(200)
     expect(markdown).toContain("Laughs:")
+  })
+
+  it("refuses a DOCX whose document part declares entities (billion laughs) before mammoth reads it", async () => {
+    const started = Date.now()
+    const failure = await failureOf(parseFixture("office/laughs.docx"))
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(failure).toMatchObject({ reason: "ParseFailed", message: expect.stringMatching(/declares XML entities/) })
+  })
+
+  it("leaves a legacy Word 97 file to the engine's 415: no parser reads it", async () => {
+    expect((await failureOf(parseFixture("office/report.doc"))).reason).toBe("UnsupportedContent")
   })
 
   it("answers a truncated, empty or random file with ParseFailed", async () => {

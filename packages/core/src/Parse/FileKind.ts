@@ -120,6 +120,22 @@ const compoundKind = (bytes: Uint8Array): FileKind => {
   return "binary"
 }
 
+/**
+ * Whether the bytes open with a document format's signature (PDF, zip, OLE2 compound file, RTF), which outweighs a
+ * text content type: a PDF served as `text/html` is a PDF. Only the first kilobyte is looked at, so an HTML page
+ * costs nothing more; a `%PDF-` after markup is text about PDFs, not a PDF.
+ */
+export const hasFileSignature = (bytes: Uint8Array): boolean => {
+  const head = ascii(bytes, 0, 1024)
+  const pdf = head.indexOf("%PDF-")
+  return (
+    (pdf >= 0 && !head.slice(0, pdf).includes("<")) ||
+    startsWith(bytes, 0x50, 0x4b, 0x03, 0x04) ||
+    startsWith(bytes, 0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1) ||
+    head.startsWith("{\\rtf")
+  )
+}
+
 /** The kind the bytes prove, or undefined when they look like text (any text format). */
 const sniffBytes = (bytes: Uint8Array): FileKind | undefined => {
   if (ascii(bytes, 0, 1024).includes("%PDF-")) return "pdf"

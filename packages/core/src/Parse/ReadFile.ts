@@ -10,7 +10,7 @@ import { ScrapeError } from "../Errors.js"
 import type { FileContent } from "../Scrape/BuildDocument.js"
 import { isTextual } from "../Scrape/ContentTypes.js"
 import { parsesPdf, pdfSettingsOf } from "../Scrape/PdfOutput.js"
-import { CONTENT_TYPES, type FileKind, sniffFile } from "./FileKind.js"
+import { CONTENT_TYPES, type FileKind, hasFileSignature, sniffFile } from "./FileKind.js"
 import type { FileParser } from "./FileParser.js"
 
 export interface RawFile {
@@ -28,6 +28,9 @@ export interface FilePage {
 
 const HTML_TYPE = /\b(text\/html|application\/xhtml\+xml)\b/i
 
+/** Legacy binary Office files no parser reads, and the format that reads them once saved as it. */
+const SAVE_AS: Partial<Record<FileKind, string>> = { doc: "DOCX", ppt: "PPTX" }
+
 const describe = (kind: FileKind) =>
   kind === "image" ? "an image" : kind === "binary" || kind === "zip" ? "a binary file" : `a ${kind.toUpperCase()} file`
 
@@ -37,12 +40,16 @@ export const readFile = (
   parser: Option.Option<FileParser["Type"]>,
 ): Effect.Effect<FilePage, ScrapeError> =>
   Effect.suspend(() => {
-    // Web pages, the common case, skip sniffing.
-    if (raw.contentType !== undefined && HTML_TYPE.test(raw.contentType))
+    // Web pages, the common case, skip sniffing unless their first bytes are a file format's signature.
+    if (raw.contentType !== undefined && HTML_TYPE.test(raw.contentType) && !hasFileSignature(raw.bytes))
       return Effect.succeed({ contentType: raw.contentType, body: decodeBody(raw.bytes, raw.contentType) })
     const kind = sniffFile(raw.bytes, raw.contentType, URL.parse(raw.name)?.pathname ?? raw.name)
+    // The file's own content type, unless it is missing, generic, or text for a binary format (a PDF as text/html).
     const contentType = (kind: FileKind) =>
-      raw.contentType !== undefined && raw.contentType !== "" && !/octet-stream/i.test(raw.contentType)
+      raw.contentType !== undefined &&
+      raw.contentType !== "" &&
+      !/octet-stream/i.test(raw.contentType) &&
+      (isTextual(CONTENT_TYPES[kind]) || !isTextual(raw.contentType))
         ? raw.contentType
         : CONTENT_TYPES[kind]
     if (kind === "pdf" && !parsesPdf(options.parsers))
@@ -77,9 +84,11 @@ export const readFile = (
         reason: "UnsupportedContent",
         url: raw.name,
         message:
-          parser._tag === "None" && kind !== "image" && kind !== "binary" && kind !== "zip"
-            ? `${raw.name} is ${describe(kind)}; reading it needs the file parsers (install @webdata/parse).`
-            : `${raw.name} is ${describe(kind)}${raw.contentType !== undefined ? ` (${raw.contentType})` : ""}, which cannot be turned into a document.`,
+          SAVE_AS[kind] !== undefined
+            ? `${raw.name} is a legacy binary ${kind.toUpperCase()} file, which is not read: save it as ${SAVE_AS[kind]} and send that.`
+            : parser._tag === "None" && kind !== "image" && kind !== "binary" && kind !== "zip"
+              ? `${raw.name} is ${describe(kind)}; reading it needs the file parsers (install @webdata/parse).`
+              : `${raw.name} is ${describe(kind)}${raw.contentType !== undefined ? ` (${raw.contentType})` : ""}, which cannot be turned into a document.`,
       }),
     )
   })

@@ -1,7 +1,7 @@
 /** What a file is: its bytes decide, then its content type, then its name; never the name alone. */
 import { deflateRawSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
-import { sniffFile } from "../../src/Parse/FileKind.js"
+import { hasFileSignature, sniffFile } from "../../src/Parse/FileKind.js"
 
 /** A zip whose first entry is `first` (stored) and which names `others` in its directory. */
 const zip = (first: { readonly name: string; readonly content: string }, others: ReadonlyArray<string> = []) => {
@@ -63,5 +63,21 @@ describe("sniffFile", () => {
     expect(sniffFile(Buffer.from("<!doctype html><html><p>hi</p></html>"))).toBe("html")
     expect(sniffFile(Buffer.from('{"a": 1}'), "application/json")).toBe("text")
     expect(sniffFile(new Uint8Array(0))).toBe("text")
+  })
+})
+
+describe("hasFileSignature", () => {
+  it("finds a PDF, zip, compound file or RTF at the start, which outweighs an HTML content type", () => {
+    expect(hasFileSignature(Buffer.from("\r\n%PDF-1.4\n"))).toBe(true)
+    expect(hasFileSignature(zip({ name: "mimetype", content: "application/epub+zip" }))).toBe(true)
+    expect(hasFileSignature(Buffer.concat([OLE2, Buffer.alloc(504)]))).toBe(true)
+    expect(hasFileSignature(Buffer.from("{\\rtf1\\ansi Hello}"))).toBe(true)
+  })
+
+  it("finds none in HTML, even one that writes about PDFs near its start, nor in an image", () => {
+    expect(hasFileSignature(Buffer.from("<!doctype html><title>x</title><p>Files start with %PDF-1.7</p>"))).toBe(false)
+    expect(hasFileSignature(Buffer.from("<html><body>PK and {\\rtf are just text here</body></html>"))).toBe(false)
+    expect(hasFileSignature(new Uint8Array(0))).toBe(false)
+    expect(hasFileSignature(PNG)).toBe(false)
   })
 })

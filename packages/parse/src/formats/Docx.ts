@@ -14,6 +14,11 @@ export const parseDocx = async (bytes: Uint8Array): Promise<ParsedFile> => {
   const zip = await openZip(bytes)
   for (const name of zip.names) await zip.read(name)
   if (!zip.names.includes("word/document.xml")) throw parseFailed("The DOCX file has no document part.")
+  // Word never declares entities; mammoth's XML parser would fail on one with an obscure message (or expand it).
+  if (Buffer.from((await zip.read("word/document.xml"))!).includes("<!ENTITY"))
+    throw parseFailed(
+      "The DOCX file's document part declares XML entities (as entity-expansion attacks do); it is not read.",
+    )
   const properties = await officeProperties(zip)
   let html: string
   try {

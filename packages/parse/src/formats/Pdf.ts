@@ -20,6 +20,20 @@ const MIN_TEXT_CHARS = 20
 /** Producers' placeholder titles. */
 const PLACEHOLDER_TITLE = /^(about:blank|untitled|microsoft word - .*|document\d*)$/i
 
+/** A whole PDF ends with `%%EOF` (give or take a line end or trailing junk); a download cut short does not. */
+const isTruncated = (bytes: Uint8Array) => {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+  return buffer.subarray(0, 1024).includes("%PDF-") && !buffer.subarray(-1024).includes("%%EOF")
+}
+
+/** Why a PDF cannot be read, saying so when it is cut short: the commonest damage, from an interrupted download. */
+const damaged = (bytes: Uint8Array, error: unknown) =>
+  parseFailed(
+    isTruncated(bytes)
+      ? `The PDF is truncated (it stops before its end-of-file marker) and no page of it could be read: ${(error as Error).message}`
+      : `The PDF is damaged or not a PDF: ${(error as Error).message}`,
+  )
+
 const open = async (bytes: Uint8Array): Promise<Document> => {
   try {
     // pdf.js takes the buffer it is given (it is detached): a copy leaves the caller its bytes.
@@ -27,7 +41,7 @@ const open = async (bytes: Uint8Array): Promise<Document> => {
   } catch (error) {
     const name = (error as { name?: string }).name
     if (name === "PasswordException") throw parseFailed("The PDF is encrypted with a password; it cannot be read.")
-    throw parseFailed(`The PDF is damaged or not a PDF: ${(error as Error).message}`)
+    throw damaged(bytes, error)
   }
 }
 
@@ -98,7 +112,7 @@ export const parsePdf = async (bytes: Uint8Array, settings: PdfSettings): Promis
         texts.push(await readPage(document, pageNumber))
       } catch (error) {
         // A damaged page ends the reading; the pages before it are kept.
-        if (texts.length === 0) throw parseFailed(`The PDF is damaged: ${(error as Error).message}`)
+        if (texts.length === 0) throw damaged(bytes, error)
         break
       }
     }
