@@ -9,9 +9,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { layer as browserLayer } from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
+import { AwsClient } from "aws4fetch"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
+import { hasValidSignature } from "../../core/test/support/sigV4.js"
 import { type RunningServer, serve } from "../src/serve.js"
 
 const BASE = "https://files.example.test/v2/artifacts"
@@ -78,25 +80,28 @@ it("answers 404 for names it did not give", async () => {
 })
 
 describe("in an S3-compatible bucket", () => {
-  /** The fake bucket: objects by path, and the Authorization header of each PUT. */
+  const SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+  /** The fake bucket: objects by path; it answers 403, as S3 does, to a request whose signature does not check out. */
   const objects = new Map<string, { readonly type: string; readonly bytes: Buffer }>()
-  const signatures: Array<string> = []
+  const puts: Array<string> = []
   let s3: Listening
   let bucketApi: RunningServer
   beforeAll(async () => {
     s3 = await listenOnLoopback(
       createServer(async (req, res) => {
         const url = new URL(req.url ?? "/", "http://s3.test")
+        const chunks: Array<Buffer> = []
+        for await (const chunk of req) chunks.push(chunk as Buffer)
+        const body = Buffer.concat(chunks)
+        const signed = { method: req.method ?? "GET", url: req.url ?? "/", headers: req.headers, body }
+        if (!hasValidSignature(signed, SECRET)) return void res.writeHead(403).end("SignatureDoesNotMatch")
         if (req.method === "PUT") {
-          signatures.push(String(req.headers.authorization))
-          const chunks: Array<Buffer> = []
-          for await (const chunk of req) chunks.push(chunk as Buffer)
-          objects.set(url.pathname, { type: String(req.headers["content-type"]), bytes: Buffer.concat(chunks) })
+          puts.push(url.pathname)
+          objects.set(url.pathname, { type: String(req.headers["content-type"]), bytes: body })
           return void res.writeHead(200).end()
         }
         const object = objects.get(url.pathname)
-        // A presigned GET carries its signature and lifetime in the query.
-        if (object === undefined || !url.searchParams.get("X-Amz-Signature")) return void res.writeHead(403).end()
+        if (object === undefined) return void res.writeHead(404).end()
         res.writeHead(200, { "content-type": object.type }).end(object.bytes)
       }),
     )
@@ -112,7 +117,7 @@ describe("in an S3-compatible bucket", () => {
           endpoint: s3.url,
           region: "eu-west-1",
           accessKeyId: "AKIDEXAMPLE",
-          secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+          secretAccessKey: SECRET,
         },
       }),
       serverConfig: ServerConfig.layer({ apiKeys: [] }),
@@ -135,10 +140,11 @@ describe("in an S3-compatible bucket", () => {
     expect(url.pathname).toMatch(/^\/shots\/webdata\/[0-9a-f]{32}\.png$/)
     expect(url.searchParams.get("X-Amz-Expires")).toBe("86400")
     expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request$/)
-    expect(signatures).toHaveLength(1)
-    expect(signatures[0]).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=.*, Signature=[0-9a-f]{64}$/,
-    )
+    expect(puts).toEqual([url.pathname])
+    // The fake bucket checks signatures: a URL signed with another secret, or altered, is refused.
+    const tampered = new URL(data.screenshot)
+    tampered.searchParams.set("X-Amz-Expires", "604800")
+    expect((await fetch(tampered)).status).toBe(403)
     const image = await fetch(data.screenshot)
     expect(image.headers.get("content-type")).toBe("image/png")
     expect(
@@ -146,5 +152,28 @@ describe("in an S3-compatible bucket", () => {
         .subarray(1, 4)
         .toString(),
     ).toBe("PNG")
+  })
+
+  it("has a bucket that refuses what a wrong secret signed", async () => {
+    const signedBy = (secretAccessKey: string) =>
+      new AwsClient({ accessKeyId: "AKIDEXAMPLE", secretAccessKey, service: "s3", region: "eu-west-1" }).sign(
+        `${s3.url}/shots/probe.txt`,
+        { method: "PUT", body: "probe", headers: { "content-type": "text/plain" } },
+      )
+    for (const [secret, valid] of [
+      [SECRET, true],
+      ["not-the-secret", false],
+    ] as const) {
+      const request = await signedBy(secret)
+      const headers = Object.fromEntries([...request.headers, ["host", new URL(s3.url).host]])
+      const url = new URL(request.url)
+      expect(
+        hasValidSignature(
+          { method: "PUT", url: url.pathname + url.search, headers, body: Buffer.from("probe") },
+          SECRET,
+        ),
+        secret,
+      ).toBe(valid)
+    }
   })
 })
