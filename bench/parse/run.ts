@@ -13,35 +13,21 @@
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { extractHtml } from "@webdata/core/content"
 import { sniffFile } from "@webdata/core/engine"
 import { OfficeConverter } from "officeparser"
 import { extractText, getDocumentProxy } from "unpdf"
 import { parseFile } from "../../packages/parse/src/parseFile.js"
+// What a user gets from a parsed file, as the parser's tests read it.
+import { markdownOf } from "../../packages/parse/test/support/markdownOf.js"
 import { orderF1, tableF1, textF1 } from "./score.js"
 
 const data = process.env.DOCLING_DATA
 if (data === undefined) throw new Error("Set DOCLING_DATA to the tests/data folder of a docling checkout")
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 
-const markdownOfHtml = (pages: ReadonlyArray<string>) =>
-  pages
-    .map(
-      (html) =>
-        extractHtml(html, {
-          url: "file:///document",
-          onlyMainContent: false,
-          includeTags: [],
-          excludeTags: [],
-          removeBase64Images: true,
-          formats: { markdown: true, html: false, links: false, images: false },
-        }).markdown ?? "",
-    )
-    .join("\n\n")
-
 const webdata = async (bytes: Uint8Array, name: string) => {
   const parsed = await parseFile({ bytes, kind: sniffFile(bytes, undefined, name), pdf: { mode: "fast" } })
-  return markdownOfHtml(parsed.pages)
+  return markdownOf(parsed)
 }
 
 const unpdfText = async (bytes: Uint8Array) => (await extractText(bytes.slice(), { mergePages: true })).text
