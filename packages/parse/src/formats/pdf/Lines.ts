@@ -77,10 +77,13 @@ const pushRun = (runs: Array<Run>, text: string, href: string | undefined) => {
 }
 
 const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]/g
+const HAS_RIGHT_TO_LEFT = new RegExp(RIGHT_TO_LEFT.source)
 const LETTER = /\p{L}/gu
 
 /** Whether most letters of a line are of a right-to-left script (Arabic, Hebrew): its items read from the right. */
 const readsRightToLeft = (items: ReadonlyArray<TextItem>) => {
+  // Most lines have no right-to-left letter at all: one look at each item settles them.
+  if (!items.some((item) => HAS_RIGHT_TO_LEFT.test(item.text))) return false
   const text = items.map((item) => item.text).join("")
   return (text.match(RIGHT_TO_LEFT)?.length ?? 0) * 2 > (text.match(LETTER)?.length ?? 0)
 }
