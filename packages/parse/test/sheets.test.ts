@@ -87,6 +87,28 @@ describe("workbooks", () => {
     expect(markdownOf(await parseSpreadsheet(empty))).not.toContain("Blank")
   })
 
+  it("writes a title above the table (one cell in its row, merged or not) as a paragraph, not as the header", async () => {
+    const bytes = workbook({
+      name: "Ducks",
+      rows: [
+        ["Duck counts", null, null],
+        ["per lake and year"],
+        [null, "Lake", "Ducks"],
+        [null, "Ness", 12],
+        [null, "Garda", 30],
+      ],
+      merges: ["A1:C1"],
+    })
+    const markdown = markdownOf(await parseSpreadsheet(bytes))
+    // The titles' column holds nothing else: it leaves the table with them.
+    expect(markdown).toContain(
+      ["Duck counts", "", "per lake and year", "", "| Lake | Ducks |", "| --- | --- |", "| Ness | 12 |"].join("\n"),
+    )
+    // A table of two rows keeps its first row, one cell or not.
+    const small = workbook({ name: "Small", rows: [["Only"], ["a", "b"]] })
+    expect(markdownOf(await parseSpreadsheet(small))).toContain("| Only | |\n| --- | --- |\n| a | b |")
+  })
+
   it(`gives at most ${MAX_CELLS} cells of a workbook and says the rest was left out`, async () => {
     const rows = Array.from({ length: 40_000 }, (_, index) => [`row ${index}`, index, index * 2])
     const bytes = workbook({ name: "Big", rows: [["Name", "A", "B"], ...rows] }, { name: "After", rows: [["Later"]] })

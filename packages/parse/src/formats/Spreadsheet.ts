@@ -170,7 +170,34 @@ const sheetTable = (sheet: WorkSheet, budget: number): { html: string; used: num
   const table = grid.map((row) =>
     row.filter((cell): cell is TableCell | undefined => cell !== null).map((cell) => cell ?? { text: "" }),
   )
-  return { html: tableHtml(table), used: rows.length * width + breaks, cut }
+  const titles = leadingTitles(table, columns.length)
+  const body = withoutEmptyColumns(table.slice(titles.length))
+  const html = titles.map((title) => `<p>${escapeHtml(title)}</p>`).join("") + tableHtml(body)
+  return { html, used: rows.length * width + breaks, cut }
+}
+
+/** Rows without the columns no cell fills (the columns of titles taken out of the table); rows with spans as they are. */
+const withoutEmptyColumns = (
+  rows: ReadonlyArray<ReadonlyArray<TableCell>>,
+): ReadonlyArray<ReadonlyArray<TableCell>> => {
+  if (rows.some((row) => row.some((cell) => (cell.colspan ?? 1) > 1 || row.length !== rows[0]!.length))) return rows
+  const filled = (rows[0] ?? []).map((_, column) => rows.some((row) => row[column]!.text !== ""))
+  return filled.every(Boolean) ? rows : rows.map((row) => row.filter((_, column) => filled[column]))
+}
+
+/**
+ * The text of the rows above a table that hold one cell only (a sheet's title, often merged across the table):
+ * they are written as paragraphs, not as the table's header row. The table keeps at least two rows.
+ */
+const leadingTitles = (table: ReadonlyArray<ReadonlyArray<TableCell>>, width: number): Array<string> => {
+  const titles: Array<string> = []
+  if (width < 2) return titles
+  for (const row of table) {
+    const filled = row.filter((cell) => cell.text !== "")
+    if (filled.length !== 1 || (filled[0]!.rowspan ?? 1) > 1 || table.length - titles.length <= 2) break
+    titles.push(filled[0]!.text)
+  }
+  return titles
 }
 
 /**
