@@ -7,7 +7,7 @@ import { createServer } from "node:http"
 import { setTimeout as sleep } from "node:timers/promises"
 import { layer as browserLayer } from "@webdata/browser"
 import { Engine, type EngineOptions, ServerConfig } from "@webdata/core"
-import { chromium } from "playwright-core"
+import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executablePath } from "../../browser/test/support/chromium.js"
 import { sessionProcesses, sessionProcessesSettled } from "../../browser/test/support/sessionProcesses.js"
@@ -16,6 +16,9 @@ import { type RunningServer, serve } from "../src/serve.js"
 
 const KEY_A = "key-a"
 const KEY_B = "key-b"
+
+/** The colour of the page's block. */
+const BLOCK = [200, 30, 30] as const
 
 let site: Listening
 beforeAll(async () => {
@@ -26,9 +29,12 @@ beforeAll(async () => {
         return void res.end(`<!doctype html><title>Shop</title><p>Shop</p><script>
           document.cookie = "basket=42; max-age=3600; path=/"; localStorage.setItem("seen", "yes")</script>`)
       if (req.url === "/button")
-        return void res.end(`<!doctype html><title>Button</title><body style="margin:0">
+        // The right half a block of one colour, for the live view's frames to be checked by their pixels.
+        return void res.end(`<!doctype html><title>Button</title><body style="margin:0;background:#fff">
           <button id="go" style="position:absolute;left:0;top:0;width:400px;height:300px"
-            onclick="this.textContent='clicked'">press</button></body>`)
+            onclick="this.textContent='clicked'">press</button>
+          <input id="field" style="position:absolute;left:0;top:320px;width:400px;height:60px">
+          <div style="position:absolute;left:50%;top:0;width:50%;height:100%;background:rgb(${BLOCK})"></div></body>`)
       res.end(`<!doctype html><title>Tides</title><h1>Tides</h1><p>The moon pulls the sea.</p>`)
     }),
   )
@@ -85,6 +91,68 @@ const evaluate = async (server: RunningServer, id: string, script: string, url?:
   expect(status, JSON.stringify(body)).toBe(200)
   return body.actions?.javascriptReturns[0]?.value
 }
+
+/** `script`'s value in the session once it is `expected` (input from a live view arrives in a moment), or at 5 s. */
+const eventually = async (server: RunningServer, id: string, script: string, expected: unknown) => {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    if ((await evaluate(server, id, script)) === expected) break
+    await sleep(100)
+  }
+  return evaluate(server, id, script)
+}
+
+/** Waits for a live view page to show its first frame. */
+const shown = (page: Page) =>
+  page.waitForFunction(() => (document.getElementById("screen") as HTMLImageElement).naturalWidth > 0)
+
+/** The colours at points (fractions of its width and height) of a PNG, decoded by a page of `browser`. */
+const coloursOf = async (browser: Browser, png: Buffer, points: ReadonlyArray<readonly [number, number]>) => {
+  const page = await browser.newPage()
+  try {
+    return await page.evaluate(
+      async ({ data, points }) => {
+        const image = new Image()
+        image.src = `data:image/png;base64,${data}`
+        await image.decode()
+        const canvas = document.createElement("canvas")
+        canvas.width = image.width
+        canvas.height = image.height
+        const context = canvas.getContext("2d")!
+        context.drawImage(image, 0, 0)
+        return points.map(([x, y]) => [
+          ...context.getImageData(Math.floor(x * image.width), Math.floor(y * image.height), 1, 1).data.slice(0, 3),
+        ])
+      },
+      { data: png.toString("base64"), points },
+    )
+  } finally {
+    await page.close()
+  }
+}
+
+/** Whether a colour is `expected` give or take the frames' JPEG compression. */
+const near = (colour: ReadonlyArray<number>, expected: ReadonlyArray<number>) =>
+  expected.every((channel, at) => Math.abs((colour[at] ?? -1000) - channel) <= 40)
+
+/**
+ * Sends `events` on a live view's socket from `page`, as any script could whatever the view's page does, once the
+ * socket has given a frame (its input is read from then on); closes it after a moment.
+ */
+const sendOnSocket = (page: Page, liveViewUrl: string, events: ReadonlyArray<unknown>) =>
+  page.evaluate(
+    async ({ liveViewUrl, events }) => {
+      const url = new URL(liveViewUrl)
+      url.pathname = url.pathname.replace(/\/live$/, "/view")
+      url.protocol = "ws:"
+      const socket = new WebSocket(url)
+      await new Promise((resolve) => socket.addEventListener("message", resolve, { once: true }))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      for (const event of events) socket.send(JSON.stringify(event))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      socket.close()
+    },
+    { liveViewUrl, events },
+  )
 
 describe("interact sessions", () => {
   let server: RunningServer
@@ -163,11 +231,15 @@ describe("interact sessions", () => {
       const refused = await call(server, "POST", `/v2/interact/${session.id}/execute`, { code: "return 1" })
       expect(refused.status).toBe(403)
       expect(refused.body.error).toContain("WEBDATA_INTERACT_ALLOW_CODE")
-      const python = await call(server, "POST", `/v2/interact/${session.id}/execute`, {
-        code: "print(1)",
-        language: "python",
-      })
-      expect(python.status).toBe(400)
+      for (const [language, code] of [
+        ["python", "print(1)"],
+        ["bash", "echo 1"],
+      ]) {
+        const other = await call(server, "POST", `/v2/interact/${session.id}/execute`, { code, language })
+        expect(other.status, language).toBe(400)
+        // Refused as a language that cannot run here, not as a malformed body.
+        expect(other.body.error, language).toContain(`${language} is not available`)
+      }
     } finally {
       await call(server, "DELETE", `/v2/interact/${session.id}`)
     }
@@ -234,28 +306,50 @@ describe("interact sessions", () => {
     await call(server, "DELETE", `/v2/scrape/${id}/interact`)
   })
 
-  it("show the page live and forward a viewer's click with the interactive URL", async () => {
+  it("show the page live, forward a viewer's clicks and keys with the interactive URL, and nothing with the other", async () => {
     const session = await open(server)
     const viewer = await chromium.launch({ executablePath, args: ["--no-sandbox"] })
+    const field = "document.getElementById('field').value"
+    const button = "document.getElementById('go').textContent"
     try {
       await evaluate(server, session.id, "1", `${site.url}/button`)
       const page = await viewer.newPage({ viewport: { width: 1280, height: 800 } })
       await page.goto(session.interactiveLiveViewUrl)
-      await page.waitForFunction(() => (document.getElementById("screen") as HTMLImageElement).naturalWidth > 0)
+      await shown(page)
       const shot = await page.locator("#screen").screenshot()
-      // A PNG of the frame as shown: its width is in the header.
+      // The frame as shown: the page's block on its right half, its white background under the input on the left.
       expect(shot.readUInt32BE(16)).toBeGreaterThan(600)
+      const [block, background] = await coloursOf(viewer, shot, [
+        [0.75, 0.5],
+        [0.25, 0.9],
+      ])
+      expect(near(block!, BLOCK), `${block}`).toBe(true)
+      expect(near(background!, [255, 255, 255]), `${background}`).toBe(true)
       // The button fills the page's top-left 400 × 300 pixels; a click on the frame there presses it.
       await page.locator("#screen").click({ position: { x: 100, y: 100 } })
-      for (let attempt = 0; attempt < 50; attempt++) {
-        if ((await evaluate(server, session.id, "document.getElementById('go').textContent")) === "clicked") break
-        await sleep(100)
-      }
-      expect(await evaluate(server, session.id, "document.getElementById('go').textContent")).toBe("clicked")
-      // The read-only URL shows the page but forwards nothing.
+      expect(await eventually(server, session.id, button, "clicked")).toBe("clicked")
+      // Keys typed on the live view reach the page's focused input: characters, and named keys (Backspace).
+      await page.locator("#screen").click({ position: { x: 100, y: 350 } })
+      await page.keyboard.type("tidex")
+      await page.keyboard.press("Backspace")
+      await page.keyboard.type("s")
+      expect(await eventually(server, session.id, field, "tides")).toBe("tides")
+
+      // The read-only URL shows the page but forwards nothing: not its clicks and keys, nor input sent on its socket.
+      await evaluate(server, session.id, `document.getElementById('go').textContent = 'press'; ${field} = ''`)
       const watcher = await viewer.newPage()
       await watcher.goto(session.liveViewUrl)
-      await watcher.waitForFunction(() => (document.getElementById("screen") as HTMLImageElement).naturalWidth > 0)
+      await shown(watcher)
+      await watcher.locator("#screen").click({ position: { x: 100, y: 100 } })
+      await watcher.keyboard.type("nope")
+      await sendOnSocket(watcher, session.liveViewUrl, [
+        { type: "click", x: 100, y: 100 },
+        { type: "text", text: "nope" },
+      ])
+      // The same kind of message on the interactive socket arrives: what the read-only one sent before would have too.
+      await sendOnSocket(watcher, session.interactiveLiveViewUrl, [{ type: "text", text: "!" }])
+      expect(await eventually(server, session.id, field, "!")).toBe("!")
+      expect(await evaluate(server, session.id, button)).toBe("press")
       expect((await fetch(session.liveViewUrl.replace(/token=.*/, "token=wrong"))).status).toBe(404)
     } finally {
       await viewer.close()

@@ -108,6 +108,7 @@ export const make = (options: BrowserOptions) =>
           window.open = () => null
         })
         const page: Page = await context.newPage()
+        refusals.page = page
         // Popups are not followed: scripts cannot open them, and any other (a link with a target) is closed as it opens.
         context.on("page", (opened) => {
           if (opened !== page) void opened.close().catch(() => undefined)
@@ -120,6 +121,8 @@ export const make = (options: BrowserOptions) =>
         await settle(page, requests, Math.min(Date.now() + SETTLE_MAX_MS, started + request.timeoutMs - 1000))
         if (adFilters !== undefined) await removeHidden(adFilters, page, BANNER_BUDGET_MS)
         const actions = await runActions(page, request)
+        // A script or action that took the page to a refused address left it on Chromium's error page.
+        if (refusals.document !== undefined) throw refusals.document
         const document = await documentOf(response, () => page.content())
         const screenshot = await screenshotOf(page, request)
         const storageState = request.keepState === true ? await context.storageState() : undefined

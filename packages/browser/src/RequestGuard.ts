@@ -4,7 +4,7 @@
  * answer handed to the browser: a redirect's target is then asked for anew and comes back through this check.
  */
 import { ScrapeError } from "@webdata/core/engine"
-import type { BrowserContext, Request, Route } from "playwright-core"
+import type { BrowserContext, Page, Request, Route } from "playwright-core"
 
 /** Undefined when the guard allows `url`, else why it refuses it. */
 export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
@@ -14,13 +14,18 @@ export interface Refusals {
   document?: ScrapeError | undefined
   /** Why the page's own document could not be fetched (the browser only learns "connection failed"). */
   documentFailure?: unknown
+  /** The page whose document counts (a scrape's: not its popups'); when unset, any page's. */
+  page?: Page | undefined
   readonly urls: Array<string>
 }
 
-/** Whether a request loads the page's own document (a popup's or a service worker's has no frame to ask). */
-const isPageDocument = (request: Request) => {
+/** Whether a request loads a page's own document, of `page` when given (a service worker's has no frame to ask). */
+const isPageDocument = (request: Request, page?: Page) => {
   try {
-    return request.isNavigationRequest() && request.frame().parentFrame() === null
+    const frame = request.frame()
+    return (
+      request.isNavigationRequest() && frame.parentFrame() === null && (page === undefined || frame.page() === page)
+    )
   } catch {
     return false
   }
@@ -46,7 +51,7 @@ export const guardRequests = async (
       const refusal = await check(url)
       if (refusal === undefined) return true
       refusals.urls.push(url)
-      if (refusals.document === undefined && isPageDocument(request)) refusals.document = refusal
+      if (refusals.document === undefined && isPageDocument(request, refusals.page)) refusals.document = refusal
       return false
     }
     const url = request.url()
@@ -56,7 +61,7 @@ export const guardRequests = async (
     if (blocked !== undefined && !isPageDocument(request) && blocked(request)) return route.abort("blockedbyclient")
     if (!(await allowed(url))) return route.abort("blockedbyclient")
     const response = await route.fetch({ maxRedirects: 0 }).catch((error: unknown) => {
-      if (isPageDocument(request)) refusals.documentFailure ??= error
+      if (isPageDocument(request, refusals.page)) refusals.documentFailure ??= error
       return undefined
     })
     if (response === undefined) return route.abort("connectionfailed")

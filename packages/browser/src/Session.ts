@@ -116,12 +116,11 @@ export const openSession = async (
     cdpEndpoint: relay.url,
     run: async (actions, timeoutMs, url) => {
       const current = await page()
-      if (url !== undefined) {
-        refusals.document = undefined
+      refusals.document = undefined
+      if (url !== undefined)
         await current.goto(url, { timeout: timeoutMs }).catch((error: unknown) => {
           throw refusals.document ?? refusals.documentFailure ?? error
         })
-      }
       const results = await runActions(current, {
         url: current.url(),
         headers: {},
@@ -130,6 +129,8 @@ export const openSession = async (
         waitForMs: 0,
         actions,
       })
+      // An action that took the page to a refused address left it on Chromium's error page: the caller is told.
+      if (refusals.document !== undefined) throw refusals.document
       return {
         url: (await page()).url(),
         actions: results ?? { screenshots: [], scrapes: [], javascriptReturns: [], pdfs: [] },

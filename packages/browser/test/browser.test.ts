@@ -1,7 +1,7 @@
 /**
  * The browser engine in real Chromium, through the Promise facade: pages rendered by JavaScript, the URL guard on
- * every request a page makes, failures mapped to the scrape's codes, and the pool's processes (launched only when
- * needed, replaced when killed, none left behind).
+ * every request a page makes, failures mapped to the scrape's codes, at most `maxPages` pages at once, and the pool's
+ * processes (launched only when needed, replaced when killed, none left behind).
  */
 import { createServer, type RequestListener } from "node:http"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -11,10 +11,14 @@ import { type Listening, listenOnLoopback } from "../../core/test/support/loopba
 import { failure } from "../../core/test/support/webdataFailure.js"
 import { layer } from "../src/index.js"
 import { executablePath } from "./support/chromium.js"
-import { ownProcesses } from "./support/processes.js"
+import { descendantsOf, ownProcesses, type Sighting, sight, stillRunning } from "./support/processes.js"
 
 /** Chromium processes this test process started. */
 const chromiumProcesses = () => ownProcesses().filter((entry) => /chrom/i.test(entry.args))
+
+/** The processes of `pids` still there, to be checked later whether they have exited. */
+const sightings = (pids: ReadonlyArray<number>): Array<Sighting> =>
+  pids.map(sight).filter((seen): seen is Sighting => seen !== undefined)
 
 /** Processes take a moment to exit after their browser closes. */
 const settledProcessCount = async () => {
@@ -27,6 +31,8 @@ const ARTICLE =
 
 const html = (body: string) => `<!doctype html><html><head><title>Page</title></head><body>${body}</body></html>`
 
+/** The browser's requests for /held in flight now, and the most at once. */
+const held = { now: 0, most: 0 }
 /** `path user-agent` of each request for the single-page app. */
 const agents: Array<string> = []
 let elsewhere: Listening & { readonly requests: Array<string> }
@@ -48,6 +54,14 @@ beforeAll(async () => {
         return void res.end()
       }
       res.writeHead(200, { "content-type": "text/html" })
+      if (req.url?.startsWith("/held") && req.headers["user-agent"]?.includes("HeadlessChrome")) {
+        // Each page's document is held a while: pages open at once are requests in flight at once.
+        held.most = Math.max(held.most, ++held.now)
+        return void setTimeout(() => {
+          held.now--
+          res.end(html(`<article><p>${ARTICLE}</p></article>`))
+        }, 300)
+      }
       if (req.url === "/js")
         return void res.end(
           html(`<div id="app">Loading…</div><script>setTimeout(() => {
@@ -71,6 +85,11 @@ beforeAll(async () => {
             "<head>",
             `<head><meta name="viewport" content="width=device-width, initial-scale=1">`,
           ),
+        )
+      if (req.url === "/leaves")
+        // Once loaded, the page sends itself to the refused address.
+        return void res.end(
+          html(`<p>${ARTICLE}</p><script>setTimeout(() => { location.href = "${elsewhere.url}/left" }, 50)</script>`),
         )
       if (req.url === "/tall")
         return void res.end(html(`<article><p>${ARTICLE}</p><div style="height: 3000px">tall</div></article>`))
@@ -181,7 +200,30 @@ describe("browser engine", () => {
       expect(refused.code).toBe("SCRAPE_BLOCKED_ADDRESS")
       const redirected = await failure(webdata.scrape(`${site.url}/go-elsewhere`, { waitFor: 100 }))
       expect(redirected.code).toBe("SCRAPE_BLOCKED_ADDRESS")
+      // Not Chromium's error page read as the document.
+      const left = await failure(webdata.scrape(`${site.url}/leaves`, { formats: ["markdown"], waitFor: 300 }))
+      expect(left.code).toBe("SCRAPE_BLOCKED_ADDRESS")
       expect(elsewhere.requests).toEqual([])
+    } finally {
+      await webdata.close()
+    }
+  })
+
+  it("opens at most maxPages pages at once: six scrapes at a time on two pages", async () => {
+    const webdata = new Webdata({
+      allowPrivateAddresses: true,
+      worker: false,
+      browser: layer({ executablePath, maxPages: 2 }),
+    })
+    try {
+      const documents = await Promise.all(
+        Array.from({ length: 6 }, (_, at) =>
+          webdata.scrape(`${site.url}/held?${at}`, { formats: ["markdown"], waitFor: 10 }),
+        ),
+      )
+      for (const document of documents) expect(document.markdown).toContain(ARTICLE)
+      // Two at a time, never more; and two (the bound is used, the scrapes do not go one by one).
+      expect(held.most).toBe(2)
     } finally {
       await webdata.close()
     }
@@ -210,30 +252,47 @@ describe("browser engine", () => {
       browser: layer({ executablePath, pagesPerBrowser: 50, maxPages: 4 }),
     })
     const browsers = new Set<number>()
+    // Every Chromium process seen: once its browser is gone, one left running is out of this process's tree.
+    const seen = new Map<string, Sighting>()
+    const look = () => {
+      for (const process of sightings(chromiumProcesses().map((entry) => entry.pid)))
+        seen.set(`${process.pid} ${process.start}`, process)
+    }
     const mainProcess = () =>
       chromiumProcesses().find((entry) => entry.args.includes("--user-data-dir") && !entry.args.includes("--type="))
     try {
       for (let round = 0; round < 50; round++) {
-        const documents = await Promise.all(
+        const scrapes = Promise.all(
           Array.from({ length: 4 }, () => webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })),
         )
+        look()
+        const documents = await scrapes
+        look()
         for (const document of documents) expect(document.markdown).toContain(ARTICLE)
         const main = mainProcess()
         if (main !== undefined) browsers.add(main.pid)
       }
       // 200 pages at 50 per browser: four browser processes in turn.
       expect(browsers.size).toBe(4)
+      // Renderers and zygotes were seen too, not only the browsers.
+      expect(seen.size).toBeGreaterThan(browsers.size * 2)
       const victim = mainProcess()
       expect(victim).toBeDefined()
+      // Its zygotes and renderers, which SIGKILL leaves to be re-parented away from this process.
+      const orphans = sightings(descendantsOf(victim!.pid).map((entry) => entry.pid))
+      expect(orphans.length).toBeGreaterThan(0)
       process.kill(victim!.pid, "SIGKILL")
       await sleep(200)
       const after = await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
       expect(after.markdown).toContain(ARTICLE)
       expect(mainProcess()?.pid).not.toBe(victim!.pid)
+      look()
+      expect(await stillRunning(orphans, 5000)).toEqual([])
     } finally {
       await webdata.close()
     }
     expect(await settledProcessCount()).toBe(0)
+    expect(await stillRunning(seen.values(), 5000)).toEqual([])
   }, 240_000)
 
   it("replaces a browser that hangs, and kills its process", async () => {
@@ -245,10 +304,13 @@ describe("browser engine", () => {
     const mainProcesses = () =>
       chromiumProcesses().filter((entry) => entry.args.includes("--user-data-dir") && !entry.args.includes("--type="))
     let hung: { readonly pid: number } | undefined
+    // The hung browser and its children: killing it leaves them to be re-parented away from this process.
+    let family: Array<Sighting> = []
     try {
       await webdata.scrape(`${site.url}/`, { formats: ["markdown"], waitFor: 10 })
       hung = mainProcesses()[0]
       expect(hung).toBeDefined()
+      family = sightings([hung!.pid, ...descendantsOf(hung!.pid).map((entry) => entry.pid)])
       // A stopped process answers nothing, as a hung one.
       process.kill(hung!.pid, "SIGSTOP")
       const started = Date.now()
@@ -266,5 +328,7 @@ describe("browser engine", () => {
     }
     // Closing waits for the hung browser to be killed.
     expect(await settledProcessCount()).toBe(0)
+    expect(family.length).toBeGreaterThan(1)
+    expect(await stillRunning(family, 5000)).toEqual([])
   }, 30_000)
 })

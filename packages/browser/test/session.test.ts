@@ -72,6 +72,39 @@ describe("webdata.interact()", () => {
     }
   })
 
+  it("says so when an action takes the session's page to a refused address", async () => {
+    const refused = await listenOnLoopback(
+      createServer((_, res) => res.end("internal")),
+      "127.0.0.2",
+    )
+    const webdata = new Webdata({
+      worker: false,
+      allowedTargets: [`${new URL(site.url).hostname}/32`],
+      browser: layer({ executablePath }),
+    })
+    try {
+      await using session = await webdata.interact()
+      const away = `location.href = ${JSON.stringify(refused.url)}`
+      const blocked = await failure(
+        session.execute({
+          url: site.url,
+          actions: [
+            { type: "executeJavascript", script: away },
+            { type: "wait", milliseconds: 500 },
+          ],
+        }),
+      )
+      expect(blocked.code).toBe("SCRAPE_BLOCKED_ADDRESS")
+      // The session goes on: the next run on an allowed page works.
+      expect((await session.execute({ url: site.url, actions: [{ type: "click", selector: "button" }] })).url).toBe(
+        `${site.url}/`,
+      )
+    } finally {
+      await webdata.close()
+      await refused.close()
+    }
+  })
+
   it("runs code where it is allowed, and says the browser engine is missing where it is", async () => {
     const webdata = new Webdata({
       allowPrivateAddresses: true,
