@@ -20,8 +20,8 @@ import { filters, isAd, removeHidden } from "./AdBlock.js"
 import { findChromium } from "./Chromium.js"
 import { emulationOf } from "./Emulation.js"
 import { scrapeErrorOf } from "./Errors.js"
+import { type GuardProxy, openProxyFor, overBudgetError, PAGE_BYTES, proxySetting } from "./GuardProxy.js"
 import { makeProcesses } from "./Processes.js"
-import { proxyOf } from "./Proxy.js"
 import { type CheckTarget, guardRequests, type Refusals, refusalOf } from "./RequestGuard.js"
 import { type OpenedSession, openSession } from "./Session.js"
 import { SETTLE_MAX_MS, settle, trackRequests } from "./Settle.js"
@@ -35,6 +35,8 @@ export interface BrowserOptions {
   readonly maxPages?: number
   /** Pages one browser process renders before it is replaced. Default 200. */
   readonly pagesPerBrowser?: number
+  /** Bytes one page may receive, all its responses together (streamed, never held here). Default 256 MiB. */
+  readonly maxPageBytes?: number
 }
 
 const VIEWPORT = { width: 1280, height: 800 }
@@ -71,8 +73,15 @@ export const make = (options: BrowserOptions) =>
       // The filters are parsed (once, ~1 s) while the first browser starts.
       const adFiltersLoading = request.blockAds === false ? undefined : filters()
       let context: BrowserContext | undefined
-      const refusals: Refusals = { urls: [] }
+      let proxy: GuardProxy | undefined
+      const refusals: Refusals = { urls: [], proxied: new Map() }
       try {
+        proxy = await openProxyFor(refusals, {
+          check,
+          lookup: guard.lookup,
+          upstream: request.proxy,
+          maxBytes: options.maxPageBytes ?? PAGE_BYTES,
+        })
         const opening = (await instance.browser).newContext({
           viewport: VIEWPORT,
           ...emulationOf(request),
@@ -82,7 +91,7 @@ export const make = (options: BrowserOptions) =>
           serviceWorkers: "block",
           acceptDownloads: false,
           ...(isStorageState(request.storageState) ? { storageState: request.storageState } : {}),
-          ...(request.proxy !== undefined ? { proxy: proxyOf(request.proxy) } : {}),
+          proxy: proxySetting(proxy),
         })
         context = await valueWithin(opening, CONTEXT_MS)
         if (context === undefined) {
@@ -136,11 +145,12 @@ export const make = (options: BrowserOptions) =>
           ...(refusals.urls.length > 0 ? { blockedUrls: [...refusals.urls] } : {}),
         }
       } catch (error) {
-        throw refusals.document ?? scrapeErrorOf(refusals.documentFailure ?? error, request.url)
+        throw refusals.document ?? overBudgetError(refusals, request.url) ?? scrapeErrorOf(error, request.url)
       } finally {
         // A browser that cannot close a context in time is hung: its other pages finish, new ones get a fresh one.
         if (context !== undefined && !(await settlesWithin(context.close(), CONTEXT_MS))) processes.retire(instance)
         processes.release(instance)
+        await proxy?.close()
       }
     }
 
@@ -148,7 +158,7 @@ export const make = (options: BrowserOptions) =>
     const openLive = (settings: SessionSettings): Effect.Effect<LiveSession, ScrapeError> =>
       Effect.map(
         Effect.tryPromise({
-          try: () => openSession(options.executablePath, check, settings),
+          try: () => openSession(options.executablePath, { check, lookup: guard.lookup }, settings),
           catch: (error) => scrapeErrorOf(error, settings.url ?? "about:blank"),
         }),
         (opened): LiveSession => {
@@ -202,7 +212,8 @@ export const layer = (options: BrowserOptions): Layer.Layer<BrowserEngine, never
 
 /**
  * The browser engine configured from the environment: `CHROMIUM_PATH` (else Chromium found on the PATH) and
- * `WEBDATA_BROWSER_PAGES`; undefined when there is no Chromium, so that the host runs without it and says so.
+ * `WEBDATA_BROWSER_PAGES`, `WEBDATA_BROWSER_PAGE_MB`; undefined when there is no Chromium, so that the host runs
+ * without it and says so.
  */
 export const layerConfig = (
   env: NodeJS.ProcessEnv = process.env,
@@ -211,5 +222,9 @@ export const layerConfig = (
     const executablePath = findChromium(env)
     if (executablePath === undefined) return undefined
     const maxPages = yield* Config.integer("WEBDATA_BROWSER_PAGES").pipe(Config.withDefault(4), Effect.orDie)
-    return layer({ executablePath, maxPages: Math.max(1, maxPages) })
+    const pageMb = yield* Config.number("WEBDATA_BROWSER_PAGE_MB").pipe(
+      Config.withDefault(PAGE_BYTES / 1024 / 1024),
+      Effect.orDie,
+    )
+    return layer({ executablePath, maxPages: Math.max(1, maxPages), maxPageBytes: Math.max(1, pageMb) * 1024 * 1024 })
   })

@@ -3,7 +3,10 @@ import { ScrapeError } from "@webdata/core/engine"
 
 const REASONS: ReadonlyArray<readonly [RegExp, ScrapeError["reason"]]> = [
   [/ERR_NAME_NOT_RESOLVED|ERR_NAME_RESOLUTION_FAILED/, "DnsResolution"],
-  [/ERR_CONNECTION_(REFUSED|RESET|CLOSED|FAILED)|ERR_EMPTY_RESPONSE|ERR_ADDRESS_UNREACHABLE/, "Connection"],
+  [
+    /ERR_CONNECTION_(REFUSED|RESET|CLOSED|FAILED)|ERR_EMPTY_RESPONSE|ERR_ADDRESS_UNREACHABLE|ERR_TUNNEL_CONNECTION_FAILED/,
+    "Connection",
+  ],
   [/ERR_CERT_|ERR_SSL_|certificate|SSL routines|TLS/i, "Tls"],
   [/ERR_TOO_MANY_REDIRECTS/, "TooManyRedirects"],
 ]

@@ -1,10 +1,11 @@
 /**
- * Every request a browser context makes passes the URL guard that plain HTTP uses. Playwright does not route the hops
- * of a redirect, so an allowed request is made from here without following redirects (`maxRedirects: 0`) and its
- * answer handed to the browser: a redirect's target is then asked for anew and comes back through this check.
+ * Every request a browser context makes passes the URL guard that plain HTTP uses, twice: here, where Playwright routes
+ * it (refused at once, and counted), and in the context's guard proxy (`GuardProxy.ts`), which sees what routes do not:
+ * the hops of a redirect, and the connection itself. What the proxy refused is matched to the failed request here.
  */
 import { ScrapeError } from "@webdata/core/engine"
 import type { BrowserContext, Page, Request, Route } from "playwright-core"
+import { refusalFor } from "./GuardProxy.js"
 
 /** Undefined when the guard allows `url`, else why it refuses it. */
 export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
@@ -12,8 +13,10 @@ export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
 /** What the guard refused on one page: the first refusal of its own document becomes the scrape's error. */
 export interface Refusals {
   document?: ScrapeError | undefined
-  /** Why the page's own document could not be fetched (the browser only learns "connection failed"). */
-  documentFailure?: unknown
+  /** What the context's guard proxy refused, by URL or `host:port` (`refusalFor`). */
+  readonly proxied: Map<string, ScrapeError>
+  /** The response being received when the page's byte budget ran out. */
+  overBudget?: string | undefined
   /** The page whose document counts (a scrape's: not its popups'); when unset, any page's. */
   page?: Page | undefined
   readonly urls: Array<string>
@@ -60,19 +63,17 @@ export const guardRequests = async (
     if (++requests > MAX_REQUESTS) return route.abort("blockedbyclient")
     if (blocked !== undefined && !isPageDocument(request) && blocked(request)) return route.abort("blockedbyclient")
     if (!(await allowed(url))) return route.abort("blockedbyclient")
-    const response = await route.fetch({ maxRedirects: 0 }).catch((error: unknown) => {
-      if (isPageDocument(request, refusals.page)) refusals.documentFailure ??= error
-      return undefined
-    })
-    if (response === undefined) return route.abort("connectionfailed")
-    // A redirect's target is checked before the browser is told to go there (it does not route a navigation's hops).
-    const location = response.status() >= 300 && response.status() < 400 ? response.headers().location : undefined
-    const target = location === undefined ? undefined : URL.parse(location, url)?.href
-    if (target !== undefined && !(await allowed(target))) return route.abort("blockedbyclient")
-    return route.fulfill({ response })
+    // Sent through the guard proxy, which checks every redirect hop and streams the answer.
+    return route.continue()
   }
   // A page closed while its request was in flight makes the route's calls throw: nobody is left to answer.
   await context.route("**/*", (route) => handle(route).catch(() => route.abort().catch(() => undefined)))
+  // A request the proxy refused fails in the browser as a tunnel or empty response: the refusal says why.
+  context.on("requestfailed", (request) => {
+    const refusal = refusalFor(refusals.proxied, request.url())
+    if (refusal !== undefined && refusals.document === undefined && isPageDocument(request, refusals.page))
+      refusals.document = refusal
+  })
   // WebSockets are not requests Playwright routes: they are checked here, their http(s) form against the guard.
   await context.routeWebSocket(/^wss?:/i, async (socket) => {
     const url = socket.url()

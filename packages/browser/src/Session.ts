@@ -4,6 +4,7 @@
  * process, the DevTools protocol through a relay that keeps them in the guarded context, or a live view.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises"
+import type { LookupFunction } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -13,6 +14,7 @@ import { runActions } from "./Actions.js"
 import { startCdpRelay } from "./CdpRelay.js"
 import { runCode } from "./CodeRunner.js"
 import { emulationOf } from "./Emulation.js"
+import { openProxyFor, overBudgetError, proxySetting } from "./GuardProxy.js"
 import { LAUNCH_ARGS, LAUNCH_SIGNALS } from "./Processes.js"
 import { type CheckTarget, guardRequests, type Refusals } from "./RequestGuard.js"
 import { isStorageState } from "./StorageState.js"
@@ -45,16 +47,22 @@ export interface OpenedSession {
   readonly close: () => Promise<void>
 }
 
+/** Bytes a session's pages may receive in all: more than a page's, for a session lives long. */
+const SESSION_BYTES = 1024 * 1024 * 1024
+
 export const openSession = async (
   executablePath: string,
-  check: CheckTarget,
+  guard: { readonly check: CheckTarget; readonly lookup: LookupFunction },
   settings: SessionSettings,
 ): Promise<OpenedSession> => {
   const userDataDir = await mkdtemp(join(tmpdir(), "webdata-session-"))
   const { chromium } = await import("playwright-core")
+  const refusals: Refusals = { urls: [], proxied: new Map() }
+  const proxy = await openProxyFor(refusals, { ...guard, maxBytes: SESSION_BYTES })
   let context: BrowserContext
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
+      proxy: proxySetting(proxy),
       executablePath,
       headless: true,
       ...LAUNCH_SIGNALS,
@@ -66,6 +74,7 @@ export const openSession = async (
       acceptDownloads: false,
     })
   } catch (error) {
+    await proxy.close()
     await rm(userDataDir, { recursive: true, force: true })
     throw error
   }
@@ -78,9 +87,9 @@ export const openSession = async (
     await Promise.race([context.close().catch(() => undefined), sleep(5000)])
     if (browser?.isConnected()) await browser.close().catch(() => undefined)
     await rm(userDataDir, { recursive: true, force: true }).catch(() => undefined)
+    await proxy.close()
   }
-  const refusals: Refusals = { urls: [] }
-  await guardRequests(context, check, refusals)
+  await guardRequests(context, guard.check, refusals)
   if (isStorageState(settings.storageState)) await context.setStorageState(settings.storageState)
   /** The page callers work on: the newest one open (a click may have opened another). */
   const page = async (): Promise<Page> => context.pages().at(-1) ?? (await context.newPage())
@@ -90,7 +99,7 @@ export const openSession = async (
       .then((first) => first.goto(start, { timeout: settings.timeoutMs }))
       .catch(async (error: unknown) => {
         await close()
-        throw refusals.document ?? refusals.documentFailure ?? error
+        throw refusals.document ?? overBudgetError(refusals, start) ?? error
       })
   }
 
@@ -119,7 +128,7 @@ export const openSession = async (
       refusals.document = undefined
       if (url !== undefined)
         await current.goto(url, { timeout: timeoutMs }).catch((error: unknown) => {
-          throw refusals.document ?? refusals.documentFailure ?? error
+          throw refusals.document ?? overBudgetError(refusals, url) ?? error
         })
       const results = await runActions(current, {
         url: current.url(),
