@@ -6,6 +6,7 @@ import { createServer, request } from "node:http"
 import { connect, type LookupFunction } from "node:net"
 import { ScrapeError } from "@webdata/core/engine"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startForwardProxy } from "../../core/test/support/forwardProxy.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type GuardProxyOptions, openGuardProxy, refusalFor } from "../src/GuardProxy.js"
 
@@ -113,6 +114,26 @@ describe("guard proxy", () => {
       expect(refusalFor(seen.refused, `${refused.url.replace("http:", "https:")}/page`)).toBeDefined()
     } finally {
       await proxy.close()
+    }
+  })
+
+  it("goes on through an operator's proxy, with its credentials, after checking the target itself", async () => {
+    const operator = await startForwardProxy("user:secret")
+    const upstream = new URL(operator.url)
+    upstream.username = "user"
+    upstream.password = "secret"
+    const { opening } = proxyWith({ upstream: upstream.href })
+    const proxy = await opening
+    try {
+      expect(await viaProxy(proxy.server, `${site.url}/plain`)).toEqual({ status: 200, body: "site /plain" })
+      expect(await tunnel(proxy.server, new URL(site.url).host)).toContain("site /in-tunnel")
+      expect(operator.seen).toEqual([`${site.url}/plain`, `CONNECT ${new URL(site.url).host}`])
+      // A refused target never reaches the operator's proxy.
+      expect(await tunnel(proxy.server, new URL(refused.url).host)).toMatch(/^HTTP\/1\.1 403/)
+      expect(operator.seen).toHaveLength(2)
+    } finally {
+      await proxy.close()
+      await operator.close()
     }
   })
 
