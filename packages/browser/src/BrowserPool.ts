@@ -63,8 +63,9 @@ export const make = (options: BrowserOptions) =>
     const runPromiseExit = Runtime.runPromiseExit(yield* Effect.runtime<never>())
     const permits = yield* Effect.makeSemaphore(options.maxPages ?? 4)
     const processes = makeProcesses(options.executablePath, options.pagesPerBrowser ?? 200)
+    // The URL alone: names are resolved and checked once, as the page's guard proxy connects (`guard.lookup`).
     const check: CheckTarget = async (url) => {
-      const exit = await runPromiseExit(guard.checkTarget(url))
+      const exit = await runPromiseExit(guard.checkUrl(url))
       return Exit.isSuccess(exit) ? undefined : Option.getOrElse(Cause.failureOption(exit.cause), () => refusalOf(url))
     }
 

@@ -6,7 +6,8 @@
  *   the socket: a DNS answer that changes between the check and the connection is not followed);
  * - what the page receives streams through, counted against a budget: a hostile page cannot make this process hold
  *   its responses, nor pull more than the budget.
- * An operator's proxy, when the scrape uses one, is the next hop: the targets are still checked here first.
+ * An operator's proxy, when the scrape uses one, is the next hop: it resolves the targets' names itself (as for plain
+ * HTTP), after their URLs are checked here.
  */
 
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http"
@@ -15,15 +16,18 @@ import { ScrapeError } from "@webdata/core/engine"
 import type { CheckTarget, Refusals } from "./RequestGuard.js"
 
 export interface GuardProxyOptions {
-  /** The URL guard's check of a target (IP literals included, which never reach a look-up). */
+  /** The URL guard's check of a URL without DNS (scheme, IP-literal hosts, intranet names). */
   readonly check: CheckTarget
-  /** The URL guard's `dns.lookup`: connections are opened with it. */
+  /**
+   * The URL guard's `dns.lookup`: connections are opened with it, so a host name is resolved once, its addresses
+   * checked, and the socket goes to a checked one. Its refusals are `ScrapeError`s.
+   */
   readonly lookup: LookupFunction
   /** The operator's proxy (`http://[user:pass@]host:port`) to go through, if any. */
   readonly upstream?: string | undefined
   /** Bytes the page may receive, all its responses together. */
   readonly maxBytes: number
-  /** A target the guard refused: a URL for plain HTTP, `host:port` for a tunnel (see `refusalFor`). */
+  /** A target the guard refused (or could not resolve): a URL for plain HTTP, `host:port` for a tunnel (`refusalFor`). */
   readonly onRefused: (target: string, refusal: ScrapeError) => void
   /** The budget ran out while `url` was being received. */
   readonly onOverBudget: (url: string) => void
@@ -97,6 +101,12 @@ export const openGuardProxy = async (options: GuardProxyOptions): Promise<GuardP
     if (refusal !== undefined) options.onRefused(target, refusal)
     return refusal !== undefined
   }
+  /** Whether a connection failed because the guard's look-up refused (or could not resolve) its host. */
+  const refusedByLookup = (error: unknown, target: string) => {
+    if (!(error instanceof ScrapeError)) return false
+    options.onRefused(target, error)
+    return true
+  }
 
   const server = createServer()
 
@@ -115,7 +125,8 @@ export const openGuardProxy = async (options: GuardProxyOptions): Promise<GuardP
           socket.once("connect", () => resolve(socket))
           socket.once("error", reject)
         })
-    ).catch(() => undefined)
+    ).catch((error: unknown) => (refusedByLookup(error, authority) ? "refused" : undefined))
+    if (target === "refused") return void client.end("HTTP/1.1 403 Forbidden\r\n\r\n")
     if (target === undefined) return void client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n")
     track(target)
     target.on("error", () => client.destroy())
@@ -155,7 +166,10 @@ export const openGuardProxy = async (options: GuardProxyOptions): Promise<GuardP
           }),
     })
     outgoing.on("socket", track)
-    outgoing.on("error", () => res.destroy())
+    outgoing.on("error", (error) => {
+      refusedByLookup(error, url.href)
+      res.destroy()
+    })
     res.on("close", () => outgoing.destroy())
     outgoing.on("response", (response) => {
       res.writeHead(response.statusCode ?? 502, response.rawHeaders)

@@ -1,13 +1,14 @@
 /**
- * Every request a browser context makes passes the URL guard that plain HTTP uses, twice: here, where Playwright routes
- * it (refused at once, and counted), and in the context's guard proxy (`GuardProxy.ts`), which sees what routes do not:
- * the hops of a redirect, and the connection itself. What the proxy refused is matched to the failed request here.
+ * Every request a browser context makes passes the URL guard that plain HTTP uses: its URL here, where Playwright
+ * routes it (refused at once, counted, ads left out), and its connection in the context's guard proxy
+ * (`GuardProxy.ts`), which sees what routes do not — the hops of a redirect — and resolves and checks host names as it
+ * connects. What the proxy refused is matched to the failed request here.
  */
 import { ScrapeError } from "@webdata/core/engine"
 import type { BrowserContext, Page, Request, Route } from "playwright-core"
 import { refusalFor } from "./GuardProxy.js"
 
-/** Undefined when the guard allows `url`, else why it refuses it. */
+/** Undefined when the guard allows `url` (its scheme, an IP-literal host, an intranet name; no DNS), else why not. */
 export type CheckTarget = (url: string) => Promise<ScrapeError | undefined>
 
 /** What the guard refused on one page: the first refusal of its own document becomes the scrape's error. */
@@ -74,7 +75,7 @@ export const guardRequests = async (
     if (refusal !== undefined && refusals.document === undefined && isPageDocument(request, refusals.page))
       refusals.document = refusal
   })
-  // WebSockets are not requests Playwright routes: they are checked here, their http(s) form against the guard.
+  // WebSockets are not requests Playwright routes: their URLs are checked here (http(s) form), their connections in the proxy.
   await context.routeWebSocket(/^wss?:/i, async (socket) => {
     const url = socket.url()
     const refusal = await check(url.replace(/^ws/i, "http"))

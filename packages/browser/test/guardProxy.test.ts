@@ -28,8 +28,13 @@ afterAll(async () => {
   await refused.close()
 })
 
-/** Names resolve here, never through DNS: `site.test` is the site's loopback address. */
+/**
+ * Names resolve here, never through DNS: `site.test` is the site's loopback address; `inside.test` resolves to the
+ * refused server's, which the guard's look-up refuses as it would a private address.
+ */
 const lookup = ((hostname: string, options: unknown, callback: (...args: Array<unknown>) => void) => {
+  if (hostname === "inside.test")
+    return callback(new ScrapeError({ reason: "BlockedAddress", url: hostname, message: "refused 127.0.0.2" }), "")
   const address = hostname === "site.test" ? "127.0.0.1" : hostname
   if ((options as { all?: boolean }).all === true) callback(null, [{ address, family: 4 }])
   else callback(null, address, 4)
@@ -95,8 +100,13 @@ describe("guard proxy", () => {
       expect(await viaProxy(proxy.server, named)).toEqual({ status: 200, body: "site /named" })
       const target = `${refused.url}/secret`
       expect((await viaProxy(proxy.server, target)).error).toBeDefined()
-      expect(refusedHits).toEqual([])
       expect(refusalFor(seen.refused, target)?.reason).toBe("BlockedAddress")
+      // A name whose address the look-up refuses: refused as the connection opens.
+      const inside = `http://inside.test:${new URL(refused.url).port}/secret`
+      expect((await viaProxy(proxy.server, inside)).error).toBeDefined()
+      expect(refusalFor(seen.refused, inside)?.reason).toBe("BlockedAddress")
+      expect(await tunnel(proxy.server, `inside.test:${new URL(refused.url).port}`)).toMatch(/^HTTP\/1\.1 403/)
+      expect(refusedHits).toEqual([])
     } finally {
       await proxy.close()
     }

@@ -33,8 +33,8 @@ export interface UrlGuardService {
   /** Resolves a host name (or takes an IP literal) and checks every address; fails on the first refused one. */
   readonly resolveHost: (hostname: string) => Effect.Effect<ReadonlyArray<LookupAddress>, ScrapeError>
   /**
-   * `checkUrl` plus `resolveHost`: for callers that cannot pin the connection to the checked address (a browser's
-   * sub-requests). Prefer `lookup` wherever the socket is opened by this process.
+   * `checkUrl` plus `resolveHost`: for callers that cannot pin the connection to the checked address (a cached
+   * page's URL, a webhook before it is queued). Prefer `lookup` wherever the socket is opened by this process.
    */
   readonly checkTarget: (url: string | URL) => Effect.Effect<URL, ScrapeError>
   /** A `dns.lookup`-compatible function that resolves, checks and returns only checked addresses. Errors are `ScrapeError`s. */
