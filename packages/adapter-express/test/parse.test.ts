@@ -121,6 +121,10 @@ describe("POST /v2/parse", () => {
         error: `Parse uploads do not support ${named}.`,
       })
     }
+    // Options a scrape of this build cannot honour either are refused the same way, not ignored.
+    const summary = await upload(fixture("office/data.csv"), "data.csv", { formats: ["summary"] })
+    expect(summary.status).toBe(400)
+    expect(await summary.json()).toMatchObject({ success: false, code: "SCRAPE_UNSUPPORTED_FORMAT" })
   })
 
   it("answers bad uploads with clear errors: not multipart, no file, bad options JSON, unknown option", async () => {

@@ -1,24 +1,8 @@
 /** The `FileParser` of `@webdata/parse`: every supported kind, parsed on `ParseThreads`. */
 import { availableParallelism } from "node:os"
-import { type FileKind, FileParser, ScrapeError } from "@webdata/core/engine"
+import { FileParser, PARSED_KINDS, ScrapeError } from "@webdata/core/engine"
 import { Config, Effect, Layer } from "effect"
 import { ParseThreads, type ThreadOptions } from "./ParseThreads.js"
-
-/** What `parseFile.ts` reads. Legacy binary Word and PowerPoint files (`doc`, `ppt`) are not among them. */
-export const KINDS: ReadonlySet<FileKind> = new Set<FileKind>([
-  "pdf",
-  "docx",
-  "xlsx",
-  "xls",
-  "ods",
-  "pptx",
-  "odp",
-  "odt",
-  "epub",
-  "rtf",
-  "csv",
-  "tsv",
-])
 
 export const make = (options: ThreadOptions) =>
   Effect.map(
@@ -27,9 +11,9 @@ export const make = (options: ThreadOptions) =>
       (threads) => Effect.promise(() => threads.close()),
     ),
     (threads): FileParser["Type"] => ({
-      kinds: KINDS,
+      kinds: PARSED_KINDS,
       parse: (file) =>
-        KINDS.has(file.kind)
+        PARSED_KINDS.has(file.kind)
           ? Effect.tryPromise({
               try: (signal) => threads.parse(file, signal),
               catch: (error) =>

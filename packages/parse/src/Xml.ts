@@ -9,9 +9,6 @@ export type { Element }
 
 export const parseXml = (xml: string): Document => parseDocument(xml, { xmlMode: true, decodeEntities: true })
 
-/** The local name of an element (`w:p` → `p`). */
-export const localName = (element: Element): string => element.name.slice(element.name.indexOf(":") + 1)
-
 /** Descendant elements whose qualified name is `name` (`w:p`), in document order. */
 export const findAll = (root: Document | Element, name: string): Array<Element> => {
   const found: Array<Element> = []

@@ -8,14 +8,7 @@
 import yauzl, { type Entry, type ZipFile } from "yauzl"
 import { parseFailed } from "./Failures.js"
 
-export interface ZipLimits {
-  readonly maxEntries: number
-  readonly maxEntryBytes: number
-  readonly maxTotalBytes: number
-  readonly maxRatio: number
-}
-
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
+const limits = {
   maxEntries: 10_000,
   maxEntryBytes: 100 * 1024 * 1024,
   maxTotalBytes: 300 * 1024 * 1024,
@@ -25,7 +18,7 @@ export const DEFAULT_ZIP_LIMITS: ZipLimits = {
 export interface ZipArchive {
   /** Entry names, in the archive's order (directories left out). */
   readonly names: ReadonlyArray<string>
-  /** An entry's bytes, or undefined when there is no such entry. */
+  /** An entry's bytes, or undefined when there is no such entry; unpacked once, however often it is asked for. */
   readonly read: (name: string) => Promise<Uint8Array | undefined>
   /** An entry as UTF-8 text. */
   readonly text: (name: string) => Promise<string | undefined>
@@ -40,7 +33,7 @@ const open = (bytes: Uint8Array) =>
     ),
   )
 
-const entriesOf = (zip: ZipFile, limits: ZipLimits) =>
+const entriesOf = (zip: ZipFile) =>
   new Promise<Array<Entry>>((resolve, reject) => {
     const entries: Array<Entry> = []
     let declared = 0
@@ -55,7 +48,7 @@ const entriesOf = (zip: ZipFile, limits: ZipLimits) =>
       if (declared > limits.maxTotalBytes)
         return reject(parseFailed(`The archive unpacks to more than the ${limits.maxTotalBytes} bytes allowed.`))
       if (entry.compressedSize > 0 && entry.uncompressedSize / entry.compressedSize > limits.maxRatio)
-        return reject(parseFailed(`An entry of the archive is compressed ${limits.maxRatio}x or more (a zip bomb).`))
+        return reject(parseFailed(`An entry of the archive is compressed more than ${limits.maxRatio}x (a zip bomb).`))
       if (!entry.fileName.endsWith("/")) entries.push(entry)
       zip.readEntry()
     })
@@ -65,15 +58,19 @@ const entriesOf = (zip: ZipFile, limits: ZipLimits) =>
   })
 
 /** Opens `bytes` as a zip; fails with `ParseFailed` for a corrupt archive or one past the limits. */
-export const openZip = async (bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP_LIMITS): Promise<ZipArchive> => {
+export const openZip = async (bytes: Uint8Array): Promise<ZipArchive> => {
   const zip = await open(bytes)
-  const entries = await entriesOf(zip, limits)
+  const entries = await entriesOf(zip)
   const byName = new Map(entries.map((entry) => [entry.fileName, entry]))
+  // Each entry is unpacked (and counted against the total) once: readers ask for some parts more than once.
+  const unpackedEntries = new Map<Entry, Promise<Uint8Array>>()
   let unpacked = 0
   const read = (name: string) => {
     const entry = byName.get(name) ?? byName.get(name.replace(/^\/+/, ""))
     if (entry === undefined) return Promise.resolve(undefined)
-    return new Promise<Uint8Array>((resolve, reject) =>
+    const known = unpackedEntries.get(entry)
+    if (known !== undefined) return known
+    const reading = new Promise<Uint8Array>((resolve, reject) =>
       zip.openReadStream(entry, (error, stream) => {
         if (error) return reject(parseFailed(`Could not read ${name} in the archive: ${error.message}`))
         const chunks: Array<Buffer> = []
@@ -97,6 +94,8 @@ export const openZip = async (bytes: Uint8Array, limits: ZipLimits = DEFAULT_ZIP
         )
       }),
     )
+    unpackedEntries.set(entry, reading)
+    return reading
   }
   return {
     names: entries.map((entry) => entry.fileName),

@@ -20,7 +20,12 @@ export interface ArtifactStoreShape {
 }
 
 /** The content types artifacts have, by file extension. */
-export const TYPES: Record<string, string> = { png: "image/png", jpeg: "image/jpeg", pdf: "application/pdf" }
+export const TYPES: Record<string, string> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  pdf: "application/pdf",
+  bin: "application/octet-stream",
+}
 /** What a name `newName` made looks like. */
 export const NAME = /^[0-9a-f]{32}\.(png|jpeg|pdf|bin)$/
 

@@ -4,6 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { RequestError } from "../Errors.js"
+import { browserOptionOf, unsupportedOption } from "../Scrape/Capabilities.js"
 import { decodeStrict } from "./Decode.js"
 import { requestMetaFields, type ScrapeOptions, scrapeOptionFields } from "./ScrapeOptions.js"
 
@@ -18,21 +19,14 @@ export const ParseOptions = Schema.Struct({
 export type ParseOptions = typeof ParseOptions.Type
 export type ParseOptionsInput = typeof ParseOptions.Encoded
 
-/** What the first unsupported option is, in Firecrawl's words. */
-const unsupportedOption = (options: ParseOptions): string | undefined => {
-  const types = options.formats.map((format) => format.type)
-  if (options.actions !== undefined && options.actions.length > 0) return "actions"
-  if (types.includes("screenshot")) return "screenshot"
-  if (types.includes("branding")) return "branding"
-  if (types.includes("changeTracking")) return "changeTracking"
-  if (types.includes("rawBase64")) return "rawBase64"
-  if (options.waitFor > 0) return "waitFor"
-  if (options.location !== undefined) return "location"
-  if (options.mobile) return "mobile"
-  if (options.proxy !== "auto" && options.proxy !== "basic") return `proxy "${options.proxy}"`
-  if (options.profile !== undefined) return "profile"
-  return undefined
-}
+/** Formats that have no meaning for a file, beside the browser's. */
+const PAGE_ONLY_FORMATS = ["branding", "changeTracking", "rawBase64"] as const
+
+/** The first option that needs a page rather than a file, in Firecrawl's words. */
+const pageOnlyOption = (options: ParseOptions): string | undefined =>
+  browserOptionOf(options) ??
+  PAGE_ONLY_FORMATS.find((type) => options.formats.some((format) => format.type === type)) ??
+  (options.proxy !== "auto" && options.proxy !== "basic" ? `proxy "${options.proxy}"` : undefined)
 
 const decode = decodeStrict(ParseOptions)
 
@@ -49,12 +43,15 @@ export const decodeParseOptions = (
             catch: () => new RequestError({ reason: "InvalidJson", message: "The options field is not valid JSON." }),
           })
     const options = yield* decode(raw)
-    const unsupported = unsupportedOption(options)
-    if (unsupported !== undefined)
+    const pageOnly = pageOnlyOption(options)
+    if (pageOnly !== undefined)
       return yield* new RequestError({
         reason: "Validation",
         code: "PARSE_UNSUPPORTED_OPTIONS",
-        message: `Parse uploads do not support ${unsupported}.`,
+        message: `Parse uploads do not support ${pageOnly}.`,
       })
+    // The rest as for a scrape: what this build cannot honour yet (summary, json, onlyCleanContent, ...) is a 400 too.
+    const unsupported = unsupportedOption(options, { browser: false })
+    if (unsupported !== undefined) return yield* unsupported
     return options
   })

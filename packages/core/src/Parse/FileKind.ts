@@ -121,27 +121,32 @@ const compoundKind = (bytes: Uint8Array): FileKind => {
 }
 
 /**
+ * Whether the first kilobyte holds a PDF header: `%PDF-` at the start of a line, after nothing but junk without markup
+ * (a producer's leading bytes), not in text or HTML that writes about PDFs.
+ */
+const hasPdfHeader = (head: string): boolean => {
+  const at = head.indexOf("%PDF-")
+  const before = head.slice(0, at)
+  return at >= 0 && (at === 0 || /[\r\n]$/.test(before)) && !before.includes("<")
+}
+
+/**
  * Whether the bytes open with a document format's signature (PDF, zip, OLE2 compound file, RTF), which outweighs a
  * text content type: a PDF served as `text/html` is a PDF. Only the first kilobyte is looked at, so an HTML page
- * costs nothing more; a `%PDF-` after markup is text about PDFs, not a PDF.
+ * costs nothing more.
  */
-export const hasFileSignature = (bytes: Uint8Array): boolean => {
-  const head = ascii(bytes, 0, 1024)
-  const pdf = head.indexOf("%PDF-")
-  return (
-    (pdf >= 0 && !head.slice(0, pdf).includes("<")) ||
-    startsWith(bytes, 0x50, 0x4b, 0x03, 0x04) ||
-    startsWith(bytes, 0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1) ||
-    head.startsWith("{\\rtf")
-  )
-}
+export const hasFileSignature = (bytes: Uint8Array): boolean =>
+  hasPdfHeader(ascii(bytes, 0, 1024)) ||
+  startsWith(bytes, 0x50, 0x4b, 0x03, 0x04) ||
+  startsWith(bytes, 0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1) ||
+  ascii(bytes, 0, 5) === "{\\rtf"
 
 /** The kind the bytes prove, or undefined when they look like text (any text format). */
 const sniffBytes = (bytes: Uint8Array): FileKind | undefined => {
-  if (ascii(bytes, 0, 1024).includes("%PDF-")) return "pdf"
+  if (hasPdfHeader(ascii(bytes, 0, 1024))) return "pdf"
   if (startsWith(bytes, 0x50, 0x4b, 0x03, 0x04)) return zipKind(bytes)
   if (startsWith(bytes, 0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1)) return compoundKind(bytes)
-  if (ascii(bytes, 0, 6) === "{\\rtf1" || ascii(bytes, 0, 5) === "{\\rtf") return "rtf"
+  if (ascii(bytes, 0, 5) === "{\\rtf") return "rtf"
   if (
     startsWith(bytes, 0x89, 0x50, 0x4e, 0x47) ||
     startsWith(bytes, 0xff, 0xd8, 0xff) ||

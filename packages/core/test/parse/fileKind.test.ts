@@ -76,6 +76,10 @@ describe("hasFileSignature", () => {
 
   it("finds none in HTML, even one that writes about PDFs near its start, nor in an image", () => {
     expect(hasFileSignature(Buffer.from("<!doctype html><title>x</title><p>Files start with %PDF-1.7</p>"))).toBe(false)
+    // Nor text that mentions the header: it is read as the text it is.
+    expect(sniffFile(Buffer.from("PDF files start with %PDF-1.7 and end with %%EOF."), "text/plain", "notes.txt")).toBe(
+      "text",
+    )
     expect(hasFileSignature(Buffer.from("<html><body>PK and {\\rtf are just text here</body></html>"))).toBe(false)
     expect(hasFileSignature(new Uint8Array(0))).toBe(false)
     expect(hasFileSignature(PNG)).toBe(false)

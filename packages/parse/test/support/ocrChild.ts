@@ -1,4 +1,4 @@
-/** Reads `fixtures/pdf/scanned.pdf` by OCR and prints the text (run under `noNetwork.ts` by the OCR test). */
+/** Reads `fixtures/pdf/scanned.pdf` by OCR and prints the text (run under `noNetwork.mjs` by the OCR test). */
 import { parsePdf } from "../../src/formats/Pdf.js"
 import { fixture } from "./fixtures.js"
 import { markdownOf } from "./markdownOf.js"
