@@ -6,7 +6,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
   Decode,
   type Document,
-  decodeParseOptions,
+  decodeParseOptionsValue,
   MapError,
   mapError,
   Parse,
@@ -68,7 +68,7 @@ export const layerLocal: Layer.Layer<Scraper> = Layer.effect(
           Effect.mapError(fail),
         ),
       parse: (file, options) =>
-        decodeParseOptions(JSON.stringify(options)).pipe(
+        decodeParseOptionsValue(options).pipe(
           Effect.flatMap((decoded) => parser.parse(file, decoded)),
           Effect.mapError(fail),
         ),
@@ -122,7 +122,7 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
           const form = new FormData()
           form.append("file", new Blob([new Uint8Array(file.bytes)]), file.name)
           form.append("options", JSON.stringify({ ...options, origin: "webdata-cli" }))
-          return decodeParseOptions(JSON.stringify(options)).pipe(
+          return decodeParseOptionsValue(options).pipe(
             Effect.zipRight(
               send(HttpClientRequest.post(`${base}/v2/parse`).pipe(HttpClientRequest.bodyFormData(form))),
             ),

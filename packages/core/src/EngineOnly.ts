@@ -11,7 +11,12 @@ export { CrawlRequest } from "./Domain/CrawlRequest.js"
 export * as Decode from "./Domain/Decode.js"
 export type { ActionResults, Document } from "./Domain/Document.js"
 export { decodeMapRequest } from "./Domain/MapRequest.js"
-export { decodeParseOptions, ParseOptions, type ParseOptionsInput } from "./Domain/ParseOptions.js"
+export {
+  decodeParseOptions,
+  decodeParseOptionsValue,
+  ParseOptions,
+  type ParseOptionsInput,
+} from "./Domain/ParseOptions.js"
 export { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 export { urlProblem, withScheme } from "./Domain/Url.js"
 export type { EngineOptions, EngineServices } from "./Engine.js"

@@ -6,6 +6,7 @@
  */
 import { readFile } from "node:fs/promises"
 import { basename } from "node:path"
+import { buffer } from "node:stream/consumers"
 import { Cause, Effect, Exit, ManagedRuntime, Option, Stream } from "effect"
 import { BatchScrape } from "./BatchScrape.js"
 import { Crawl } from "./Crawl.js"
@@ -14,7 +15,7 @@ import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
 import { decodeStrict, type ValidationIssue } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
-import { decodeParseOptions, type ParseOptionsInput } from "./Domain/ParseOptions.js"
+import { decodeParseOptionsValue, type ParseOptionsInput } from "./Domain/ParseOptions.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
@@ -104,9 +105,8 @@ const bytesOf = async (
   if (typeof file === "string") return readFile(file)
   if (file instanceof Uint8Array) return file
   if (file instanceof ArrayBuffer) return new Uint8Array(file)
-  const chunks: Array<Uint8Array> = []
-  for await (const chunk of file as AsyncIterable<Uint8Array>) chunks.push(chunk)
-  return Buffer.concat(chunks)
+  // A web stream is async-iterable in Node; the DOM typings do not say so.
+  return buffer(file as AsyncIterable<Uint8Array>)
 }
 
 export class Webdata {
@@ -171,7 +171,7 @@ export class Webdata {
     const { fileName, contentType, ...parseOptions } = options
     return this.#run(
       Effect.gen(function* () {
-        const decoded = yield* decodeParseOptions(JSON.stringify(parseOptions))
+        const decoded = yield* decodeParseOptionsValue(parseOptions)
         const bytes = yield* Effect.tryPromise({
           try: () => bytesOf(file),
           catch: (error) =>

@@ -30,18 +30,9 @@ const pageOnlyOption = (options: ParseOptions): string | undefined =>
 
 const decode = decodeStrict(ParseOptions)
 
-/** The options from the multipart field's JSON (none: the defaults). */
-export const decodeParseOptions = (
-  json: string | undefined,
-): Effect.Effect<ParseOptions & ScrapeOptions, RequestError> =>
+/** Parse options given as a value (the library's and the CLI's): decoded, and refused as `/v2/parse` refuses them. */
+export const decodeParseOptionsValue = (raw: unknown): Effect.Effect<ParseOptions & ScrapeOptions, RequestError> =>
   Effect.gen(function* () {
-    const raw =
-      json === undefined || json.trim() === ""
-        ? {}
-        : yield* Effect.try({
-            try: () => JSON.parse(json) as unknown,
-            catch: () => new RequestError({ reason: "InvalidJson", message: "The options field is not valid JSON." }),
-          })
     const options = yield* decode(raw)
     const pageOnly = pageOnlyOption(options)
     if (pageOnly !== undefined)
@@ -55,3 +46,14 @@ export const decodeParseOptions = (
     if (unsupported !== undefined) return yield* unsupported
     return options
   })
+
+/** The options from the multipart field's JSON (none: the defaults). */
+export const decodeParseOptions = (
+  json: string | undefined,
+): Effect.Effect<ParseOptions & ScrapeOptions, RequestError> =>
+  json === undefined || json.trim() === ""
+    ? decodeParseOptionsValue({})
+    : Effect.try({
+        try: () => JSON.parse(json) as unknown,
+        catch: () => new RequestError({ reason: "InvalidJson", message: "The options field is not valid JSON." }),
+      }).pipe(Effect.flatMap(decodeParseOptionsValue))

@@ -153,12 +153,13 @@ const linesOf = (items: ReadonlyArray<TextItem>, links: ReadonlyArray<LinkArea>)
 /** Whether an item that does not cross the gutter at `x` is in the column left of it (justified lines may end on it). */
 const leftOf = (item: TextItem, x: number) => item.x + item.width / 2 < x
 
-/** Items grouped by the vertical bands that items crossing `x` leave between them, top to bottom. */
-const bands = (items: ReadonlyArray<TextItem>, x: number) => {
+const topToBottom = (items: ReadonlyArray<TextItem>) => [...items].sort((a, b) => b.y - a.y)
+
+/** Items (sorted top to bottom) grouped by the vertical bands that items crossing `x` leave between them. */
+const bands = (topDown: ReadonlyArray<TextItem>, x: number) => {
   const crosses = (item: TextItem) => item.x < x - 1 && item.x + item.width > x + 1
-  const sorted = [...items].sort((a, b) => b.y - a.y)
   const segments: Array<{ spanning: boolean; items: Array<TextItem> }> = []
-  for (const item of sorted) {
+  for (const item of topDown) {
     const spanning = crosses(item)
     const last = segments[segments.length - 1]
     if (last !== undefined && last.spanning === spanning) last.items.push(item)
@@ -173,7 +174,8 @@ const bands = (items: ReadonlyArray<TextItem>, x: number) => {
  * the columns, or a footnote below them, may cross it). Undefined for a one-column page.
  */
 const gutterOf = (items: ReadonlyArray<TextItem>, pageWidth: number): number | undefined => {
-  const text = items.filter((item) => item.text.trim() !== "")
+  // Sorted once for the ninety or so lines tried.
+  const text = topToBottom(items.filter((item) => item.text.trim() !== ""))
   if (text.length < 20) return undefined
   const needed = Math.max(5, text.length * 0.15)
   let best: { x: number; score: number } | undefined
@@ -223,7 +225,7 @@ export const readingOrder = (
   if (readsDown(stream)) return stream
   const gutter = gutterOf(items, pageWidth)
   if (gutter === undefined) return linesOf(items, links)
-  return bands(items, gutter).flatMap((band) =>
+  return bands(topToBottom(items), gutter).flatMap((band) =>
     band.spanning
       ? linesOf(band.items, links)
       : [
