@@ -148,24 +148,24 @@ export const make = Effect.gen(function* () {
     url: string,
     input: ScrapeInput,
     inBrowser: boolean,
-    proxy?: string,
+    firstProxy?: string,
   ) {
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
-    const request = {
-      url,
-      headers: input.headers ?? {},
-      timeoutMs: input.timeout,
-      skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
-      proxy,
-    }
     const profile = input.profile
     const saved =
       profile !== undefined && Option.isSome(profiles)
         ? yield* profiles.value.getProfile(input.owner ?? null, profile.name).pipe(Effect.orDie)
         : Option.none()
-    const fetched: RenderedPage =
-      inBrowser && Option.isSome(browser)
-        ? yield* browser.value.render({
+    const get = (through: string | undefined): Effect.Effect<RenderedPage, ScrapeError> => {
+      const request = {
+        url,
+        headers: input.headers ?? {},
+        timeoutMs: input.timeout,
+        skipTlsVerification: input.skipTlsVerification ?? !hasHeaders,
+        proxy: through,
+      }
+      return inBrowser && Option.isSome(browser)
+        ? browser.value.render({
             ...request,
             waitForMs: input.waitFor,
             screenshot: screenshotOf(input),
@@ -177,7 +177,15 @@ export const make = Effect.gen(function* () {
             // For the profile, and for a session that continues this scrape.
             keepState: true,
           })
-        : yield* fetcher.fetch(request)
+        : fetcher.fetch(request)
+    }
+    let proxy = firstProxy
+    let fetched = yield* get(proxy)
+    // `auto`: a site that refuses this client is asked again through a proxy (before its answer is read or parsed).
+    if (input.proxy === "auto" && proxy === undefined && PROXY_RETRY_STATUSES.has(fetched.status)) {
+      proxy = proxies?.next()
+      if (proxy !== undefined) fetched = yield* get(proxy)
+    }
     // The page's cookies and storage go back into the profile (as an interact session's do when it ends).
     if (
       profile?.saveChanges !== false &&
@@ -243,11 +251,6 @@ export const make = Effect.gen(function* () {
     const hasBrowser = Option.isSome(browser)
     const inBrowser = hasBrowser && (browserOptionOf(input) !== undefined || clientRenderedHosts.has(hostOf(url)))
     let fetched = yield* fetchPage(url, input, inBrowser, input.proxy === "basic" ? proxies?.next() : undefined)
-    // `auto`: a site that refuses this client is asked again through a proxy.
-    if (input.proxy === "auto" && !fetched.proxied && PROXY_RETRY_STATUSES.has(fetched.page.statusCode)) {
-      const proxy = proxies?.next()
-      if (proxy !== undefined) fetched = yield* fetchPage(url, input, inBrowser, proxy)
-    }
     if (hasBrowser && fetched.viaHttp && isHtml(fetched.page) && looksClientRendered(fetched.page.body)) {
       clientRenderedHosts.set(hostOf(url), true)
       fetched = yield* fetchPage(url, input, true, fetched.proxied ? proxies?.next() : undefined)
