@@ -21,9 +21,14 @@ export const pdfOutputOf = (parsers: Parsers): { readonly pages: boolean; readon
   return { pages: parser?.pages ?? parser?.pageMarkdown ?? false, pageMarkers: parser?.pageMarkers ?? false }
 }
 
-/** Part of the cache key: the same URL read with other PDF settings is another document. */
+/**
+ * Part of the cache key: the same URL read with other PDF settings is another document. The default reading (`auto`,
+ * every page), however it is asked for, adds nothing: most URLs are not PDFs.
+ */
 export const pdfCacheSuffix = (parsers: Parsers): string => {
-  if (parsers === undefined) return ""
+  if (!parsesPdf(parsers)) return " pdf:raw"
   const settings = pdfSettingsOf(parsers)
-  return parsesPdf(parsers) ? ` pdf:${settings.mode}:${settings.maxPages ?? ""}` : " pdf:raw"
+  return settings.mode === "auto" && settings.maxPages === undefined
+    ? ""
+    : ` pdf:${settings.mode}:${settings.maxPages ?? ""}`
 }
