@@ -18,7 +18,7 @@ const limits = {
 export interface ZipArchive {
   /** Entry names, in the archive's order (directories left out). */
   readonly names: ReadonlyArray<string>
-  /** An entry's bytes, or undefined when there is no such entry; unpacked once, however often it is asked for. */
+  /** An entry's bytes, or undefined when there is no such entry. */
   readonly read: (name: string) => Promise<Uint8Array | undefined>
   /** An entry as UTF-8 text. */
   readonly text: (name: string) => Promise<string | undefined>
@@ -62,20 +62,21 @@ export const openZip = async (bytes: Uint8Array): Promise<ZipArchive> => {
   const zip = await open(bytes)
   const entries = await entriesOf(zip)
   const byName = new Map(entries.map((entry) => [entry.fileName, entry]))
-  // Each entry is unpacked (and counted against the total) once: readers ask for some parts more than once.
-  const unpackedEntries = new Map<Entry, Promise<Uint8Array>>()
+  // Readers ask for some parts more than once (a check of every entry, then the part itself): an entry counts
+  // against the total the first time it is unpacked, and is not kept between reads.
+  const counted = new Set<Entry>()
   let unpacked = 0
   const read = (name: string) => {
     const entry = byName.get(name) ?? byName.get(name.replace(/^\/+/, ""))
     if (entry === undefined) return Promise.resolve(undefined)
-    const known = unpackedEntries.get(entry)
-    if (known !== undefined) return known
-    const reading = new Promise<Uint8Array>((resolve, reject) =>
+    const counts = !counted.has(entry)
+    counted.add(entry)
+    return new Promise<Uint8Array>((resolve, reject) =>
       zip.openReadStream(entry, (error, stream) => {
         if (error) return reject(parseFailed(`Could not read ${name} in the archive: ${error.message}`))
         const chunks: Array<Buffer> = []
         stream.on("data", (chunk: Buffer) => {
-          unpacked += chunk.length
+          if (counts) unpacked += chunk.length
           if (unpacked > limits.maxTotalBytes) {
             stream.destroy()
             reject(parseFailed(`The archive unpacks to more than the ${limits.maxTotalBytes} bytes allowed.`))
@@ -94,8 +95,6 @@ export const openZip = async (bytes: Uint8Array): Promise<ZipArchive> => {
         )
       }),
     )
-    unpackedEntries.set(entry, reading)
-    return reading
   }
   return {
     names: entries.map((entry) => entry.fileName),
