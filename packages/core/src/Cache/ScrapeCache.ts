@@ -20,6 +20,10 @@ export interface CachedPage {
   readonly cachedAt: number
 }
 
+/** What a cached page costs in memory, roughly: its text as UTF-16, a parsed file's pages included. */
+export const cachedPageSize = (page: CachedPage): number =>
+  Math.max(1, (page.body.length + (page.file?.pages.reduce((sum, html) => sum + html.length, 0) ?? 0)) * 2)
+
 export class ScrapeCache extends Context.Tag("@webdata/core/ScrapeCache")<
   ScrapeCache,
   {
@@ -37,7 +41,7 @@ export const layerMemory = (options: MemoryCacheOptions = {}): Layer.Layer<Scrap
   Layer.sync(ScrapeCache, () => {
     const lru = new LRUCache<string, CachedPage>({
       maxSize: options.maxBytes ?? 256 * 1024 * 1024,
-      sizeCalculation: (page) => Math.max(1, page.body.length * 2),
+      sizeCalculation: cachedPageSize,
     })
     return {
       get: (key) => Effect.sync(() => Option.fromNullable(lru.get(key))),

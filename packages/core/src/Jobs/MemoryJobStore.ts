@@ -9,7 +9,7 @@
  */
 import { Effect, Layer, Option, Order, RedBlackTree } from "effect"
 import { LRUCache } from "lru-cache"
-import type { CachedPage } from "../Cache/ScrapeCache.js"
+import { type CachedPage, cachedPageSize } from "../Cache/ScrapeCache.js"
 import { admissible } from "./Admission.js"
 import { fairLease } from "./FairLease.js"
 import {
@@ -113,7 +113,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   })
   const cache = new LRUCache<string, CachedPage>({
     maxSize: options.cacheMaxBytes ?? 256 * 1024 * 1024,
-    sizeCalculation: (page) => Math.max(1, page.body.length * 2),
+    sizeCalculation: cachedPageSize,
   })
   /** Browser profiles by owner and name, as JSON. */
   const profiles = new Map<string, string>()
