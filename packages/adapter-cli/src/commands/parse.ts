@@ -8,17 +8,14 @@ import { CliFailure } from "../CliFailure.js"
 import { makeSink, outputFlags } from "../PageOutput.js"
 import { Scraper } from "../Scraper.js"
 import { connection, withScraper } from "./connection.js"
-import { render } from "./scrape.js"
-import { splitList } from "./scrapeFlags.js"
+import { some, when } from "./fields.js"
+import { jsonFlag, render } from "./scrape.js"
+import { scrapeFlags, splitList } from "./scrapeFlags.js"
 
 const options = {
   files: Args.file({ name: "file", exists: "yes" }).pipe(Args.atLeast(1), Args.withDescription("Files to parse")),
-  format: Options.text("format").pipe(
-    Options.withAlias("f"),
-    Options.repeated,
-    Options.withDescription("Output format: markdown (default), html, rawHtml, links, images; repeat for several"),
-  ),
-  json: Options.boolean("json").pipe(Options.withDescription("Print the whole document (metadata included) as JSON")),
+  format: scrapeFlags.format,
+  json: jsonFlag,
   ...outputFlags,
   pdfMode: Options.choice("pdf-mode", ["fast", "auto", "ocr"]).pipe(
     Options.optional,
@@ -49,15 +46,15 @@ export const parseCommand = Command.make("parse", options, (args) =>
       const formats = args.format.length > 0 ? splitList(args.format) : ["markdown"]
       const pdf = {
         type: "pdf" as const,
-        ...Option.match(args.pdfMode, { onNone: () => ({}), onSome: (mode) => ({ mode }) }),
-        ...Option.match(args.maxPages, { onNone: () => ({}), onSome: (maxPages) => ({ maxPages }) }),
-        ...(args.pageMarkers ? { pageMarkers: true } : {}),
+        ...some("mode", args.pdfMode),
+        ...some("maxPages", args.maxPages),
+        ...when("pageMarkers", args.pageMarkers),
       }
-      const request: ParseOptionsInput = {
+      const request = {
         formats: formats as ParseOptionsInput["formats"],
         ...(Object.keys(pdf).length > 1 ? { parsers: [pdf] } : {}),
-        ...Option.match(args.timeout, { onNone: () => ({}), onSome: (timeout) => ({ timeout }) }),
-      }
+        ...some("timeout", args.timeout),
+      } as ParseOptionsInput
       const single = args.files.length === 1 && Option.isNone(args.output) && !args.jsonl
       const sink = single
         ? undefined

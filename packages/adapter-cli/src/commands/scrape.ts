@@ -12,10 +12,15 @@ const url = Args.text({ name: "url" }).pipe(
   Args.withDescription("The page to scrape (http:// is assumed without a scheme)"),
 )
 
+/** `--json`: the whole document instead of its formats (scrape and parse). */
+export const jsonFlag = Options.boolean("json").pipe(
+  Options.withDescription("Print the whole document (metadata included) as JSON"),
+)
+
 const options = {
   url,
   ...scrapeFlags,
-  json: Options.boolean("json").pipe(Options.withDescription("Print the whole document (metadata included) as JSON")),
+  json: jsonFlag,
   output: Options.file("output").pipe(
     Options.withAlias("o"),
     Options.optional,
