@@ -31,8 +31,11 @@ const ARTICLE =
 
 const html = (body: string) => `<!doctype html><html><head><title>Page</title></head><body>${body}</body></html>`
 
-/** The browser's requests for /held in flight now, and the most at once. */
-const held = { now: 0, most: 0 }
+/**
+ * The pages whose /held document is in flight now (by URL: Chromium may ask a page's document again on a fresh
+ * connection, which is the same page), and the most at once.
+ */
+const held = { now: new Set<string>(), most: 0 }
 /** `path user-agent` of each request for the single-page app. */
 const agents: Array<string> = []
 let elsewhere: Listening & { readonly requests: Array<string> }
@@ -56,9 +59,11 @@ beforeAll(async () => {
       res.writeHead(200, { "content-type": "text/html" })
       if (req.url?.startsWith("/held") && req.headers["user-agent"]?.includes("HeadlessChrome")) {
         // Each page's document is held a while: pages open at once are requests in flight at once.
-        held.most = Math.max(held.most, ++held.now)
+        const page = req.url
+        held.now.add(page)
+        held.most = Math.max(held.most, held.now.size)
         return void setTimeout(() => {
-          held.now--
+          held.now.delete(page)
           res.end(html(`<article><p>${ARTICLE}</p></article>`))
         }, 300)
       }
