@@ -118,6 +118,12 @@ describe("the packed packages installed into a fresh project", () => {
     const files = await node("out/files.js")
     expect(files).toMatch(/^3 # Tidal Energy Survey/)
 
+    // Without a model: the offline extractor reads the article's metadata; the summary is its own sentences.
+    const structured = await node("out/structured.js")
+    expect(structured).toContain("Tidal Energy Explained")
+    expect(structured).toContain("offline")
+    expect(structured).toContain("completed")
+
     const express = JSON.parse(await node("out/express.js"))
     expect(express).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(express.data.markdown).toContain("Tidal")

@@ -37,12 +37,15 @@ export const readmeSnippets = async (
   readmePath: string,
   site: string,
   port: number,
-): Promise<Record<"promise" | "promiseJobs" | "effect" | "browser" | "files" | "express", string>> => {
+): Promise<
+  Record<"promise" | "promiseJobs" | "effect" | "browser" | "files" | "structured" | "agent" | "express", string>
+> => {
   const readme = await readFile(readmePath, "utf8")
   const [promise, promiseJobs] = blocksUnder(readme, "In an app (Promises)")
   const [effect] = blocksUnder(readme, "In an app (Effect)")
   const [browser] = blocksUnder(readme, "A browser session")
   const [files] = blocksUnder(readme, "Files")
+  const [structured, agent] = blocksUnder(readme, "Structured data, extract and agents")
   const [express] = blocksUnder(readme, "Express")
   if (
     promise === undefined ||
@@ -50,6 +53,8 @@ export const readmeSnippets = async (
     effect === undefined ||
     browser === undefined ||
     files === undefined ||
+    structured === undefined ||
+    agent === undefined ||
     express === undefined
   )
     throw new Error("README.md lost one of its examples")
@@ -68,6 +73,9 @@ export const readmeSnippets = async (
     effect: allowLoopback(localSite(effect, site)),
     browser: allowLoopback(localSite(browser, site)),
     files,
+    structured: allowLoopback(localSite(structured, site)),
+    // Compiled only: it needs a model.
+    agent,
     express: `${expressServer}
 server.once("listening", async () => {
   const response = await fetch("http://127.0.0.1:${port}/firecrawl/v2/scrape", {

@@ -8,8 +8,10 @@ import { Command, HelpDoc, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Context, Effect, Exit, Option } from "effect"
 import { CliFailure } from "./CliFailure.js"
+import { agentCommand } from "./commands/agent.js"
 import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
+import { extractCommand } from "./commands/extract.js"
 import { mapCommand } from "./commands/map.js"
 import { parseCommand } from "./commands/parse.js"
 import { scrapeCommand } from "./commands/scrape.js"
@@ -30,7 +32,7 @@ const tracked = <Name extends string, R, E, A>(command: Command.Command<Name, R,
 
 export const webdata = Command.make("webdata").pipe(
   Command.withDescription(
-    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, serve the Firecrawl-compatible API",
+    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, extract structured data, run an agent, serve the Firecrawl-compatible API",
   ),
   Command.withSubcommands([
     tracked(scrapeCommand),
@@ -38,6 +40,8 @@ export const webdata = Command.make("webdata").pipe(
     tracked(crawlCommand),
     tracked(batchCommand),
     tracked(mapCommand),
+    tracked(extractCommand),
+    tracked(agentCommand),
     tracked(sessionCommand),
     tracked(serveCommand),
     tracked(workerCommand),

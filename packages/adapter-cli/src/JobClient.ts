@@ -1,10 +1,11 @@
 /**
- * Jobs (crawl, batch scrape) and map for the CLI: run by an engine in this process, or by a webdata / Firecrawl v2
- * server (`--api-url`). Both answer in the same shapes, so following a job, printing and cancelling are written once
- * (`RunJob.ts`). The clients themselves (`JobClientLayers.ts`) load with the first command that needs one.
+ * Jobs (crawl, batch scrape, extract, agent) and map for the CLI: run by an engine in this process, or by a webdata /
+ * Firecrawl v2 server (`--api-url`). Both answer in the same shapes, so following a job, printing and cancelling are
+ * written once (`RunJob.ts`, `RunResearch.ts`). The clients themselves (`JobClientLayers.ts`) load with the first
+ * command that needs one.
  */
 import type { Document, JobStatus } from "@webdata/core"
-import { Context, type Effect } from "effect"
+import { Context, Duration, type Effect, type Stream } from "effect"
 import type { CliFailure } from "./CliFailure.js"
 import { type Connection, withClient } from "./Connection.js"
 
@@ -45,6 +46,43 @@ export interface MapAnswer {
   readonly warning?: string
 }
 
+/** Pause between two status reads of an extract or agent run. */
+export const RUN_POLL = Duration.millis(500)
+
+/** Where an extract or agent run stands (the API's `status`). */
+export type RunStatus = "processing" | "completed" | "failed" | "cancelled"
+
+/** An extract's status answer (`GET /v2/extract/{id}`): the merged `data` once completed, and more fields. */
+export interface ExtractAnswer {
+  readonly status: RunStatus
+  readonly data?: unknown
+  readonly error?: string
+  readonly warning?: string
+  readonly warnings?: ReadonlyArray<string>
+  /** Field path → the URLs that gave it (`showSources`). */
+  readonly sources?: Readonly<Record<string, ReadonlyArray<string>>>
+  readonly [field: string]: unknown
+}
+
+/** A step of an agent run, as its status lists them. */
+export interface AgentStep {
+  readonly step: number
+  readonly tool: string
+  readonly input: Readonly<Record<string, unknown>>
+  readonly output: string
+  readonly thought?: string
+  readonly at: string
+}
+
+/** An agent run's status answer (`GET /v2/agent/{id}`): its steps, and `data` once it has finished. */
+export interface AgentAnswer {
+  readonly status: RunStatus
+  readonly data?: unknown
+  readonly error?: string
+  readonly steps?: ReadonlyArray<AgentStep>
+  readonly [field: string]: unknown
+}
+
 export interface JobClientShape {
   /** Starts a job from a v2 request body (crawl: `POST /v2/crawl`; batch: `POST /v2/batch/scrape`). */
   readonly start: (kind: JobKind, body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
@@ -53,6 +91,15 @@ export interface JobClientShape {
   readonly errors: (kind: JobKind, id: string) => Effect.Effect<ReadonlyArray<PageFailure>, CliFailure>
   /** `POST /v2/map`. */
   readonly map: (body: Record<string, unknown>) => Effect.Effect<MapAnswer, CliFailure>
+  /** `POST /v2/extract`. */
+  readonly startExtract: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
+  readonly extractStatus: (id: string) => Effect.Effect<ExtractAnswer, CliFailure>
+  /** `POST /v2/agent`. */
+  readonly startAgent: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
+  readonly agentStatus: (id: string) => Effect.Effect<AgentAnswer, CliFailure>
+  readonly cancelAgent: (id: string) => Effect.Effect<void, CliFailure>
+  /** The run's steps as they are recorded, ending with the run. */
+  readonly agentSteps: (id: string) => Stream.Stream<AgentStep, CliFailure>
 }
 
 export class JobClient extends Context.Tag("@webdata/adapter-cli/JobClient")<JobClient, JobClientShape>() {}

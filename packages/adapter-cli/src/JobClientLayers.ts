@@ -8,6 +8,8 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import {
+  Agent,
+  AgentRequest,
   BatchScrape,
   BatchScrapeRequest,
   Crawl,
@@ -15,14 +17,25 @@ import {
   Decode,
   type Document,
   decodeMapRequest,
+  Extract,
+  ExtractRequest,
   JobControl,
   type JobStatus,
   Map as MapModule,
 } from "@webdata/core/engine"
 import { MemoryJobStore } from "@webdata/core/jobs"
-import { Config, Effect, Layer, Option } from "effect"
+import { Chunk, Config, Effect, Layer, Option, Stream } from "effect"
 import { CliFailure } from "./CliFailure.js"
-import { JobClient, type JobClientShape, type JobKind, type MapLink } from "./JobClient.js"
+import {
+  type AgentAnswer,
+  type ExtractAnswer,
+  JobClient,
+  type JobClientShape,
+  type JobKind,
+  type MapLink,
+  RUN_POLL,
+  type StartedJob,
+} from "./JobClient.js"
 import { localEngine } from "./LocalEngine.js"
 import { fail } from "./ScraperLayers.js"
 
@@ -45,6 +58,8 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
     const batch = yield* BatchScrape.BatchScrape
     const control = yield* JobControl.JobControl
     const mapper = yield* MapModule.MapService
+    const extract = yield* Extract.Extract
+    const agent = yield* Agent.Agent
     // Jobs started here have no owner (like the library's), so every call passes `null`.
     return {
       start: (kind, body) =>
@@ -74,6 +89,24 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
           Effect.mapError(fail),
         ),
       map: (body) => decodeMapRequest(body).pipe(Effect.flatMap(mapper.map), Effect.mapError(fail)),
+      startExtract: (body) =>
+        extract.start(body, null).pipe(
+          Effect.map((started) => ({
+            id: started.job.id,
+            ...(started.invalidURLs.length > 0 ? { invalidURLs: started.invalidURLs } : {}),
+          })),
+          Effect.mapError(fail),
+        ),
+      extractStatus: (id) =>
+        extract.status(id, null).pipe(Effect.map(Extract.extractStatusBody), Effect.mapError(fail)),
+      startAgent: (body) =>
+        agent.start(body, null).pipe(
+          Effect.map((job) => ({ id: job.id })),
+          Effect.mapError(fail),
+        ),
+      agentStatus: (id) => agent.status(id, null).pipe(Effect.map(Agent.agentStatusBody), Effect.mapError(fail)),
+      cancelAgent: (id) => agent.cancel(id, null).pipe(Effect.mapError(fail)),
+      agentSteps: (id) => agent.steps(id, null).pipe(Stream.mapError(fail)),
     } satisfies JobClientShape
   }),
 ).pipe(Layer.provide(engineHere))
@@ -101,7 +134,20 @@ const validators = {
   crawl: Decode.decodeStrict(CrawlRequest),
   batch: Decode.decodeStrict(BatchScrapeRequest),
   map: decodeMapRequest,
+  extract: Decode.decodeStrict(ExtractRequest),
+  agent: Decode.decodeStrict(AgentRequest),
 }
+
+/** The job a start answer names. */
+const startedBy = (answer: ApiAnswer): Effect.Effect<StartedJob, CliFailure> =>
+  typeof answer.id === "string"
+    ? Effect.succeed({
+        id: answer.id,
+        ...(answer.invalidURLs !== undefined && answer.invalidURLs.length > 0
+          ? { invalidURLs: answer.invalidURLs }
+          : {}),
+      })
+    : Effect.fail(new CliFailure("The server answered without a job id"))
 
 /**
  * `skip` of the status answer's `next` link. Only the cursor is taken from it: the link's host is the server's view
@@ -120,7 +166,14 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
       const base = apiUrl.replace(/\/+$/, "")
-      const call = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<ApiAnswer, CliFailure> =>
+      /**
+       * A request's answer, or its error as the CLI's one line. A status read (`status: true`) takes `success: false`
+       * as an answer: an extract or agent run that failed says so that way, with its steps and warnings.
+       */
+      const call = (
+        request: HttpClientRequest.HttpClientRequest,
+        { status: isStatus = false } = {},
+      ): Effect.Effect<ApiAnswer, CliFailure> =>
         (apiKey ? HttpClientRequest.bearerToken(request, apiKey) : request).pipe(
           client.execute,
           Effect.flatMap((response) =>
@@ -132,7 +185,7 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
           Effect.scoped,
           Effect.mapError(fail),
           Effect.flatMap(([status, answer]) =>
-            status >= 400 || answer.success === false
+            status >= 400 || (answer.success === false && !isStatus)
               ? Effect.fail(
                   new CliFailure(
                     `${answer.error ?? `The server answered ${status}`}${answer.code ? ` (${answer.code})` : ""}`,
@@ -152,16 +205,13 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
           Effect.zipRight(call(HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(`${base}${path}`), sent))),
         )
       }
+      const agentStatus = (id: string) =>
+        Effect.map(
+          call(HttpClientRequest.get(`${base}/v2/agent/${id}`), { status: true }),
+          (answer) => answer as unknown as AgentAnswer,
+        )
       return {
-        start: (kind, body) =>
-          Effect.flatMap(post(jobPath(kind), body, validators[kind]), (answer) =>
-            typeof answer.id === "string"
-              ? Effect.succeed({
-                  id: answer.id,
-                  ...(answer.invalidURLs !== undefined ? { invalidURLs: answer.invalidURLs } : {}),
-                })
-              : Effect.fail(new CliFailure("The server answered without a job id")),
-          ),
+        start: (kind, body) => Effect.flatMap(post(jobPath(kind), body, validators[kind]), startedBy),
         status: (kind, id, skip) =>
           Effect.map(call(HttpClientRequest.get(`${base}${jobPath(kind)}/${id}?skip=${skip}`)), (answer) => {
             const data = answer.data ?? []
@@ -184,6 +234,29 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
             links: answer.links ?? [],
             ...(answer.warning !== undefined ? { warning: answer.warning } : {}),
           })),
+        startExtract: (body) => Effect.flatMap(post("/v2/extract", body, validators.extract), startedBy),
+        extractStatus: (id) =>
+          Effect.map(
+            call(HttpClientRequest.get(`${base}/v2/extract/${id}`), { status: true }),
+            (answer) => answer as unknown as ExtractAnswer,
+          ),
+        startAgent: (body) => Effect.flatMap(post("/v2/agent", body, validators.agent), startedBy),
+        agentStatus,
+        cancelAgent: (id) => Effect.asVoid(call(HttpClientRequest.del(`${base}/v2/agent/${id}`))),
+        // The API has no stream of steps: the status is read until the run ends, and the steps new in each read
+        // are emitted.
+        agentSteps: (id) =>
+          Stream.paginateChunkEffect({ seen: 0, first: true }, ({ seen, first }) =>
+            Effect.map(Effect.zipRight(first ? Effect.void : Effect.sleep(RUN_POLL), agentStatus(id)), (answer) => {
+              const steps = answer.steps ?? []
+              return [
+                Chunk.fromIterable(steps.slice(seen)),
+                answer.status === "processing"
+                  ? Option.some({ seen: Math.max(seen, steps.length), first: false })
+                  : Option.none(),
+              ] as const
+            }),
+          ),
       } satisfies JobClientShape
     }),
   ).pipe(Layer.provide(FetchHttpClient.layer))

@@ -1,10 +1,26 @@
 /**
  * The engine in the CLI's own process, configured from the environment, with the file parsers, and the browser
- * engine when Chromium is found.
+ * engine when Chromium is found. What it logs while it is built and from its own fibers (the language model it found,
+ * the worker's warnings) goes to stderr: stdout is the command's output (markdown, JSON), which must stay clean for a
+ * pipe.
  */
 import { Engine, type EngineServices } from "@webdata/core/engine"
 import type { JobStore } from "@webdata/core/jobs"
-import { Effect, Layer } from "effect"
+import { type Console, Effect, Layer } from "effect"
+
+/** `console` with `log` and `info` (what Effect's loggers write with) sent to its `error`. */
+const toStderr = (console: Console.Console): Console.Console => ({
+  ...console,
+  log: console.error,
+  info: console.error,
+  unsafe: { ...console.unsafe, log: console.unsafe.error, info: console.unsafe.error },
+})
+
+/** Builds `layer` with that console: fibers forked meanwhile keep it; the command's own console is left as it is. */
+const logsToStderr = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+  Layer.locallyEffect(layer, (build) =>
+    Effect.flatMap(Effect.console, (console) => Effect.withConsole(build, toStderr(console))),
+  )
 
 export const localEngine = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<EngineServices> =>
   Layer.unwrapEffect(
@@ -16,4 +32,4 @@ export const localEngine = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
         ),
       ),
     ),
-  )
+  ).pipe(logsToStderr)

@@ -8,7 +8,7 @@ import { CliFailure } from "./CliFailure.js"
 import { JobClient, type JobClientShape, type JobKind, type JobPage } from "./JobClient.js"
 import { makeSink, type OutputChoice, type PageSink } from "./PageOutput.js"
 import { makeProgress, type Progress } from "./Progress.js"
-import { CliInterrupted, waitForSignal } from "./Signals.js"
+import { stopOnCtrlC } from "./Signals.js"
 
 /** Pause between two status reads that brought nothing new. */
 const POLL = Duration.millis(250)
@@ -55,14 +55,9 @@ const follow = ({ client, kind, id, sink, progress }: Followed) =>
 
 /** Ctrl-C stops following and cancels the job (on the server in remote mode) before the CLI exits with 130. */
 const cancelOnCtrlC = (followed: Followed) =>
-  waitForSignal(["SIGINT"]).pipe(
-    Effect.zipRight(followed.progress.clear),
-    Effect.zipRight(
-      followed.client
-        .cancel(followed.kind, followed.id)
-        .pipe(Effect.catchAll((error) => Console.error(`webdata: could not cancel: ${error.message}`))),
-    ),
-    Effect.zipRight(Effect.fail(new CliInterrupted(`${nouns[followed.kind]} ${followed.id} cancelled`))),
+  stopOnCtrlC(
+    Effect.zipRight(followed.progress.clear, followed.client.cancel(followed.kind, followed.id)),
+    `${nouns[followed.kind]} ${followed.id} cancelled`,
   )
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`

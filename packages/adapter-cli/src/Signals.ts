@@ -1,5 +1,5 @@
 /** Waiting for the user's Ctrl-C (or a supervisor's SIGTERM), and the failure that ends the CLI with status 130. */
-import { Effect } from "effect"
+import { Console, Effect } from "effect"
 import { CliFailure } from "./CliFailure.js"
 
 /** The command was stopped by a signal; the CLI exits with 130, as shells do for Ctrl-C. */
@@ -24,3 +24,18 @@ export const waitForSignal = (signals: ReadonlyArray<NodeJS.Signals>): Effect.Ef
     for (const [signal, handler] of handlers) process.once(signal, handler)
     return Effect.sync(remove)
   })
+
+/**
+ * Ctrl-C while a job is followed: runs `stop` (cancelling the job; a failure to is reported, not fatal), then fails
+ * with `message`, which the CLI prints before exiting with 130. Raced against the following, it ends with it.
+ */
+export const stopOnCtrlC = (
+  stop: Effect.Effect<void, CliFailure>,
+  message: string,
+): Effect.Effect<never, CliInterrupted> =>
+  waitForSignal(["SIGINT"]).pipe(
+    Effect.zipRight(
+      stop.pipe(Effect.catchAll((error) => Console.error(`webdata: could not cancel: ${error.message}`))),
+    ),
+    Effect.zipRight(Effect.fail(new CliInterrupted(message))),
+  )

@@ -56,9 +56,14 @@ export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
 /** What `npm start` and `webdata serve` say at start-up about the engines `engineFromEnvironment()` has. */
 export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {
   const chromium = Browser.findChromium(env)
+  const model = env.WEBDATA_LLM?.trim()
+  const llm =
+    model !== undefined && model !== ""
+      ? `language model ${model}`
+      : "no language model (WEBDATA_LLM): summary is extractive, json with a schema uses the offline extractor, prompts and the agent answer 400"
   return chromium !== undefined
-    ? `engines: http, browser (Chromium at ${chromium}), file parsers`
-    : "engines: http, file parsers; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400"
+    ? `engines: http, browser (Chromium at ${chromium}), file parsers; ${llm}`
+    : `engines: http, file parsers; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400; ${llm}`
 }
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {

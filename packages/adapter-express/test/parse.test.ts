@@ -122,9 +122,19 @@ describe("POST /v2/parse", () => {
       })
     }
     // Options a scrape of this build cannot honour either are refused the same way, not ignored.
-    const summary = await upload(fixture("office/data.csv"), "data.csv", { formats: ["summary"] })
-    expect(summary.status).toBe(400)
-    expect(await summary.json()).toMatchObject({ success: false, code: "SCRAPE_UNSUPPORTED_FORMAT" })
+    const redact = await upload(fixture("office/data.csv"), "data.csv", { redactPII: true })
+    expect(redact.status).toBe(400)
+    expect(await redact.json()).toMatchObject({ success: false, code: "SCRAPE_REDACT_PII_NOT_SUPPORTED" })
+    // What needs a model is refused as a scrape refuses it; a summary works without one (extractive).
+    const prompted = await upload(fixture("office/data.csv"), "data.csv", {
+      formats: [{ type: "json", prompt: "rows" }],
+    })
+    expect(await prompted.json()).toMatchObject({ success: false, code: "LLM_NOT_CONFIGURED" })
+    const summary = await upload(fixture("office/report.docx"), "report.docx", { formats: ["summary"] })
+    expect(summary.status).toBe(200)
+    const summarised = (await summary.json()) as { data: { summary: string; metadata: { summaryMode: string } } }
+    expect(summarised.data.metadata.summaryMode).toBe("extractive")
+    expect(summarised.data.summary.length).toBeGreaterThan(20)
   })
 
   it("answers bad uploads with clear errors: not multipart, no file, bad options JSON, unknown option", async () => {

@@ -2,10 +2,12 @@
  * Starting a crawl: validate the request (a `prompt` read into options that explicit ones override), check the
  * operator's permissions, and create the job with its seed in the store. Workers take it from there (`Jobs/`).
  */
-import { Context, Effect, Layer, Schema } from "effect"
-import { optionsFromPrompt } from "./Crawl/PromptOptions.js"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { modelOptionsFromPrompt } from "./Crawl/ModelPromptOptions.js"
+import { optionsFromPrompt, type PromptOptions } from "./Crawl/PromptOptions.js"
 import { CrawlRequest, type ParamsPreviewRequest } from "./Domain/CrawlRequest.js"
 import { decodeStrict } from "./Domain/Decode.js"
+import { decodeMapRequest } from "./Domain/MapRequest.js"
 import { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
@@ -16,6 +18,8 @@ import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { Llm } from "./Llm/Llm.js"
+import { MapService } from "./Map.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
@@ -58,7 +62,7 @@ const crawlerOptionsOf = (request: CrawlRequest): CrawlerOptions =>
   ) as unknown as CrawlerOptions
 
 const PROMPT_HELP =
-  "prompts are read without a language model in this build: name paths (/blog), depths, limits, subdomains, external links or sitemaps"
+  "without a language model (WEBDATA_LLM), prompts are read by fixed phrasings: name paths (/blog), depths, limits, subdomains, external links or sitemaps"
 
 const promptFailed = () =>
   new RequestError({
@@ -77,6 +81,31 @@ export const make = Effect.gen(function* () {
   const signal = yield* WorkSignal
   const webhooks = yield* Webhooks
   const guard = yield* UrlGuard
+  const model = yield* Effect.serviceOption(Llm)
+  const mapper = yield* Effect.serviceOption(MapService)
+
+  /**
+   * The options a prompt stands for: the model's reading (with a sample of the site's URLs) when there is a model,
+   * else, or when the model fails, the deterministic reader's.
+   */
+  const readPrompt = (prompt: string, url: string): Effect.Effect<PromptOptions> => {
+    const offline = Effect.sync(() => optionsFromPrompt(prompt, url))
+    if (Option.isNone(model)) return offline
+    const sample = Option.isNone(mapper)
+      ? Effect.succeed<ReadonlyArray<string>>([])
+      : decodeMapRequest({ url, limit: 200, timeout: 10_000 }).pipe(
+          Effect.flatMap(mapper.value.map),
+          Effect.map((result) => result.links.map((link) => link.url)),
+          Effect.orElseSucceed((): ReadonlyArray<string> => []),
+        )
+    return sample.pipe(
+      Effect.flatMap((urls) => modelOptionsFromPrompt(model.value, prompt, url, urls)),
+      Effect.flatMap((read) => (Object.keys(read.options).length > 0 ? Effect.succeed(read) : offline)),
+      Effect.catchAll((error) =>
+        Effect.zipRight(Effect.logWarning(`The model could not read a crawl prompt: ${error.message}`), offline),
+      ),
+    )
+  }
 
   /**
    * The request with the prompt's options under the explicit ones and the prompt's options on their own; a prompt
@@ -84,7 +113,7 @@ export const make = Effect.gen(function* () {
    */
   const withPrompt = Effect.fn("Crawl.withPrompt")(function* (input: unknown, request: CrawlRequest) {
     if (request.prompt === undefined || request.prompt.trim() === "") return { request }
-    const { options } = optionsFromPrompt(request.prompt, withScheme(request.url))
+    const { options } = yield* readPrompt(request.prompt, withScheme(request.url))
     if (Object.keys(options).length === 0) return { request, warning: promptIgnored(request.prompt) }
     const explicit = input as Record<string, unknown>
     const merged = yield* decodeRequest({ ...options, ...explicit })
@@ -146,7 +175,7 @@ export const make = Effect.gen(function* () {
 
   const previewParams = Effect.fn("Crawl.previewParams")(function* (request: ParamsPreviewRequest) {
     const url = withScheme(request.url)
-    const { options, understood } = optionsFromPrompt(request.prompt, url)
+    const { options, understood } = yield* readPrompt(request.prompt, url)
     if (Object.keys(options).length === 0) return yield* promptFailed()
     return { url, options: options as Record<string, unknown>, understood } satisfies PreviewedOptions
   })

@@ -3,7 +3,10 @@
  * scrape and map; the job store they keep their state in, and (unless turned off) a worker that runs the jobs.
  * Hosts (the facade, the HTTP adapters, the CLI) build one of these and keep it for their lifetime.
  */
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Either, Layer, Option } from "effect"
+import * as AgentSteps from "./Agent/AgentSteps.js"
+import type { Agent } from "./Agent.js"
+import * as AgentModule from "./Agent.js"
 import type { ArtifactStore } from "./Artifacts/ArtifactStore.js"
 import * as ArtifactsConfig from "./Artifacts/ArtifactsConfig.js"
 import * as DirectoryArtifacts from "./Artifacts/DirectoryArtifacts.js"
@@ -18,6 +21,8 @@ import type { BrowserEngine } from "./Engines/Browser.js"
 import { discoverBrowser } from "./Engines/BrowserDiscovery.js"
 import type { Fetcher } from "./Engines/Fetcher.js"
 import * as HttpFetcher from "./Engines/HttpFetcher.js"
+import type { Extract } from "./Extract.js"
+import * as ExtractModule from "./Extract.js"
 import * as InteractSessions from "./Interact/InteractSessions.js"
 import * as ScrapeReplay from "./Interact/ScrapeReplay.js"
 import * as JobControl from "./Jobs/JobControl.js"
@@ -30,6 +35,9 @@ import * as TaskRunner from "./Jobs/TaskRunner.js"
 import * as Webhooks from "./Jobs/Webhooks.js"
 import * as Worker from "./Jobs/Worker.js"
 import * as WorkSignal from "./Jobs/WorkSignal.js"
+import type { Llm } from "./Llm/Llm.js"
+import * as LlmConfig from "./Llm/LlmConfig.js"
+import * as LlmUsage from "./Llm/LlmUsage.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as Proxies from "./Net/Proxies.js"
@@ -41,6 +49,7 @@ import * as HeapGrowth from "./Process/HeapGrowth.js"
 import * as Logging from "./Process/Logging.js"
 import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
 import * as Scrape from "./Scrape.js"
+import type { SearchProvider } from "./Search/SearchProvider.js"
 
 export interface EngineOptions {
   /** Let targets on loopback, private and link-local addresses through the URL guard. Default false. */
@@ -98,6 +107,14 @@ export interface EngineOptions {
    * `"auto"` uses `@webdata/parse` when it is installed. Without them such files answer 415.
    */
   readonly parser?: Layer.Layer<FileParser> | "auto"
+  /**
+   * The language model of the `summary` and `json` formats, extract and the agent. Without one, `summary` is
+   * extractive, `json` with a schema is filled by the offline extractor, and what needs a model answers 400
+   * `LLM_NOT_CONFIGURED` (`WEBDATA_LLM`).
+   */
+  readonly llm?: LlmConfig.LlmSettings | Layer.Layer<Llm>
+  /** Web search, for extract without URLs and the agent's `search` tool. */
+  readonly search?: Layer.Layer<SearchProvider>
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -108,6 +125,9 @@ export type EngineServices =
   | ParseModule.Parse
   | Crawl
   | BatchScrape
+  | Extract
+  | Agent
+  | LlmUsage.LlmUsage
   | JobControl.JobControl
   | MapService
   | JobStore
@@ -132,6 +152,8 @@ interface Parts {
   readonly interact: Layer.Layer<InteractSessions.InteractConfig>
   readonly proxies: Layer.Layer<Proxies.Proxies>
   readonly artifacts: Layer.Layer<ArtifactStore> | undefined
+  readonly llm: Layer.Layer<Llm> | undefined
+  readonly search: Layer.Layer<SearchProvider> | undefined
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
@@ -144,23 +166,29 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     parts.proxies,
     parts.artifacts ?? Layer.empty,
     parts.parser ?? Layer.empty,
+    parts.llm ?? Layer.empty,
+    parts.search ?? Layer.empty,
+    LlmUsage.layer,
     ScrapeReplay.layer,
   )
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
-  const scrape = Layer.merge(Scrape.layer, ParseModule.layer).pipe(
+  const scrape = Layer.mergeAll(Scrape.layer, ParseModule.layer, MapModule.layer).pipe(
     Layer.provide(cache),
     Layer.provide(parts.builder),
     Layer.provide(parts.cacheScope),
     Layer.provideMerge(net),
   )
-  const runner = TaskRunner.layer.pipe(Layer.provide(RobotsCache.layer), Layer.provideMerge(scrape))
+  const runner = TaskRunner.layer.pipe(
+    Layer.provide(Layer.merge(RobotsCache.layer, AgentSteps.layer)),
+    Layer.provideMerge(scrape),
+  )
+  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer).pipe(Layer.provideMerge(JobControl.layer))
   const services = Layer.mergeAll(
     CrawlModule.layer,
     BatchScrapeModule.layer,
-    JobControl.layer,
-    MapModule.layer,
+    jobs,
     InteractSessions.layer.pipe(Layer.provide(parts.interact)),
     ...(parts.worker !== undefined ? [parts.worker] : []),
   ).pipe(Layer.provideMerge(runner))
@@ -177,7 +205,7 @@ const workerLayer = (option: EngineOptions["worker"]) =>
 
 export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> => {
   // Settings are checked here, so that a bad one throws where the engine is made, not at its first request.
-  const settings = { proxies: Proxies.layer(options.proxies) }
+  const settings = { proxies: Proxies.layer(options.proxies), llm: llmLayer(options.llm) }
   return options.browser !== "auto" && options.parser !== "auto"
     ? layerWith(options, settings, options.browser, options.parser)
     : Layer.unwrapEffect(
@@ -189,9 +217,18 @@ export const layer = (options: EngineOptions = {}): Layer.Layer<EngineServices> 
       )
 }
 
+/** The model of the options: a layer as given, settings checked now (a bad one throws here). */
+const llmLayer = (llm: EngineOptions["llm"]): Layer.Layer<Llm> | undefined => {
+  if (llm === undefined) return undefined
+  if (Layer.isLayer(llm)) return llm as Layer.Layer<Llm>
+  const resolved = LlmConfig.resolveSettings(llm as LlmConfig.LlmSettings)
+  if (Either.isLeft(resolved)) throw new Error(resolved.left)
+  return LlmConfig.layerResolved(resolved.right)
+}
+
 const layerWith = (
   options: EngineOptions,
-  settings: { readonly proxies: Layer.Layer<Proxies.Proxies> },
+  settings: { readonly proxies: Layer.Layer<Proxies.Proxies>; readonly llm: Layer.Layer<Llm> | undefined },
   browser: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard> | undefined,
   parser: Layer.Layer<FileParser> | undefined,
 ): Layer.Layer<EngineServices> =>
@@ -218,6 +255,8 @@ const layerWith = (
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
     proxies: settings.proxies,
+    llm: settings.llm,
+    search: options.search,
     artifacts:
       options.artifacts === undefined
         ? undefined
@@ -240,6 +279,7 @@ export const layerConfig = (
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
       const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
       const artifacts = yield* ArtifactsConfig.layerConfig
+      const llm = yield* LlmConfig.layerConfig
       return assemble({
         guard: UrlGuard.layerConfig,
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
@@ -256,6 +296,8 @@ export const layerConfig = (
         interact: InteractSessions.configLayerConfig,
         proxies: Layer.orDie(Proxies.layerConfig),
         artifacts: Option.getOrUndefined(artifacts),
+        llm: Option.getOrUndefined(llm),
+        search: undefined,
       })
     }).pipe(Effect.orDie),
   )

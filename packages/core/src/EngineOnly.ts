@@ -3,13 +3,16 @@
  * webdata and serve no API. The same classes as the package root; it only loads less (no `@effect/platform` HTTP
  * stack), which keeps a crawling process smaller.
  */
+export * as Agent from "./Agent.js"
 export * as BatchScrape from "./BatchScrape.js"
 export * as Crawl from "./Crawl.js"
 export type { Action } from "./Domain/Actions.js"
+export { AgentRequest } from "./Domain/AgentRequest.js"
 export { BatchScrapeRequest } from "./Domain/BatchScrapeRequest.js"
 export { CrawlRequest } from "./Domain/CrawlRequest.js"
 export * as Decode from "./Domain/Decode.js"
 export type { ActionResults, Document } from "./Domain/Document.js"
+export { ExtractRequest } from "./Domain/ExtractRequest.js"
 export { decodeMapRequest } from "./Domain/MapRequest.js"
 export {
   decodeParseOptions,
@@ -24,8 +27,11 @@ export * as Engine from "./Engine.js"
 export * from "./Engines/Browser.js"
 export { mapError } from "./ErrorCodes.js"
 export * from "./Errors.js"
+export * as Extract from "./Extract.js"
 export * as JobControl from "./Jobs/JobControl.js"
 export type { JobStatus } from "./Jobs/JobStore.js"
+export * from "./Llm/Llm.js"
+export * as LlmUsage from "./Llm/LlmUsage.js"
 export * as Map from "./Map.js"
 export * as UrlGuard from "./Net/UrlGuard.js"
 export { CONTENT_TYPES, type FileKind, PARSED_KINDS, sniffFile } from "./Parse/FileKind.js"
@@ -33,9 +39,15 @@ export * from "./Parse/FileParser.js"
 export * as Parse from "./Parse.js"
 export { startModuleWorker } from "./Process/ModuleWorker.js"
 export * as Scrape from "./Scrape.js"
+export * from "./Search/SearchProvider.js"
 export {
+  type AgentOptions,
+  type AgentRun,
+  type AgentStatus,
   type BatchScrapeOptions,
   type CrawlOptions,
+  type ExtractOptions,
+  type ExtractStatus,
   type JobSnapshot,
   type MapOptions,
   type PageOptions,

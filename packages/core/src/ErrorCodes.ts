@@ -2,7 +2,7 @@
  * The one place where engine errors get Firecrawl's status codes and error codes. Pure (no HTTP types), so that the
  * engine and the facade use it without loading the HTTP stack; `Http/ErrorResponse.ts` turns it into responses.
  */
-import type { EngineError, MapError, RequestError, ScrapeError } from "./Errors.js"
+import type { EngineError, LlmError, MapError, RequestError, ScrapeError } from "./Errors.js"
 
 export interface Mapped {
   readonly status: number
@@ -45,6 +45,14 @@ const mapStatus: Record<MapError["reason"], readonly [number, string]> = {
   Failed: [500, "MAP_FAILED"],
 }
 
+// 502/504: the server worked; the model behind it did not.
+const llmStatus: Record<LlmError["reason"], readonly [number, string]> = {
+  Unavailable: [502, "LLM_UNAVAILABLE"],
+  Timeout: [504, "LLM_TIMEOUT"],
+  ProviderError: [502, "LLM_PROVIDER_ERROR"],
+  InvalidOutput: [502, "LLM_INVALID_OUTPUT"],
+}
+
 const statusOf = (error: EngineError): readonly [number, string] => {
   switch (error._tag) {
     case "RequestError":
@@ -53,6 +61,8 @@ const statusOf = (error: EngineError): readonly [number, string] => {
       return scrapeStatus[error.reason]
     case "MapError":
       return mapStatus[error.reason]
+    case "LlmError":
+      return llmStatus[error.reason]
   }
 }
 

@@ -74,4 +74,20 @@ export class MapError extends Schema.TaggedError<MapError>()("MapError", {
   message: Schema.String,
 }) {}
 
-export type EngineError = RequestError | ScrapeError | MapError
+/** A language model that could not give what was asked of it. */
+export class LlmError extends Schema.TaggedError<LlmError>()("LlmError", {
+  reason: Schema.Literal(
+    /** The provider could not be reached, or answered 5xx / 429 after retries. */
+    "Unavailable",
+    /** The provider did not answer within the time allowed. */
+    "Timeout",
+    /** The provider refused the request (4xx: a bad key, an unknown model, a request it does not support). */
+    "ProviderError",
+    /** The model's answer did not validate against the schema, even after it was shown its mistakes. */
+    "InvalidOutput",
+  ),
+  message: Schema.String,
+  cause: Schema.optional(Schema.Defect),
+}) {}
+
+export type EngineError = RequestError | ScrapeError | MapError | LlmError

@@ -7,10 +7,12 @@ import { v7 as uuidv7 } from "uuid"
 import type { Document } from "./Domain/Document.js"
 import type { ParseOptions } from "./Domain/ParseOptions.js"
 import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
-import { ScrapeError } from "./Errors.js"
+import { type LlmError, type RequestError, ScrapeError } from "./Errors.js"
 import { FileParser } from "./Parse/FileParser.js"
 import { readFile } from "./Parse/ReadFile.js"
+import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
+import { makeLlmFormats, withLlmFormats } from "./Scrape/LlmFormats.js"
 
 export interface UploadedFile {
   readonly bytes: Uint8Array
@@ -22,7 +24,10 @@ export interface UploadedFile {
 export class Parse extends Context.Tag("@webdata/core/Parse")<
   Parse,
   {
-    readonly parse: (file: UploadedFile, options: ParseOptions & ScrapeOptions) => Effect.Effect<Document, ScrapeError>
+    readonly parse: (
+      file: UploadedFile,
+      options: ParseOptions & ScrapeOptions,
+    ) => Effect.Effect<Document, ScrapeError | RequestError | LlmError>
   }
 >() {}
 
@@ -32,8 +37,13 @@ const fileUrl = (name: string) => `file:///${encodeURIComponent(name.replace(/^.
 export const make = Effect.gen(function* () {
   const parser = yield* Effect.serviceOption(FileParser)
   const builder = yield* DocumentBuilder
+  const engines = yield* availableEngines
+  const llmFormats = yield* makeLlmFormats
   return {
     parse: Effect.fn("Parse.parse")(function* (file: UploadedFile, options: ParseOptions & ScrapeOptions) {
+      // Decoding refused what an upload can never have; what needs a model is refused here, where it is known.
+      const unsupported = unsupportedOption(options, { ...engines, browser: false })
+      if (unsupported !== undefined) return yield* unsupported
       if (file.bytes.length === 0)
         return yield* new ScrapeError({ reason: "ParseFailed", url: file.name, message: `${file.name} is empty.` })
       const url = fileUrl(file.name)
@@ -42,11 +52,10 @@ export const make = Effect.gen(function* () {
         options,
         parser,
       )
-      return yield* builder.build(
-        options,
-        { url, statusCode: 200, ...content },
-        { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" },
-      )
+      const page = { url, statusCode: 200, ...content }
+      return yield* withLlmFormats(llmFormats, (each) =>
+        builder.build(each, page, { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" }),
+      )(options, page, null)
     }),
   }
 })

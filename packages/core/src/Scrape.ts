@@ -16,7 +16,7 @@ import type { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { BrowserEngine, type RenderedPage, type ScreenshotRequest } from "./Engines/Browser.js"
 import { Fetcher } from "./Engines/Fetcher.js"
-import { RequestError, ScrapeError } from "./Errors.js"
+import { type LlmError, RequestError, ScrapeError } from "./Errors.js"
 import { ScrapeReplay } from "./Interact/ScrapeReplay.js"
 import { JobStore } from "./Jobs/JobStore.js"
 import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
@@ -27,6 +27,7 @@ import { lazyModule } from "./Process/LazyModule.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { availableEngines, browserOptionOf, unsupportedOption } from "./Scrape/Capabilities.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
+import { makeLlmFormats, withLlmFormats } from "./Scrape/LlmFormats.js"
 import { pdfCacheSuffix } from "./Scrape/PdfOutput.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
@@ -49,9 +50,9 @@ export interface ScrapeOutcome {
 export class Scrape extends Context.Tag("@webdata/core/Scrape")<
   Scrape,
   {
-    readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError>
+    readonly scrape: (input: ScrapeInput) => Effect.Effect<Document, ScrapeError | RequestError | LlmError>
     /** `scrape` with the fetch details that jobs act on (politeness). */
-    readonly scrapeDetailed: (input: ScrapeInput) => Effect.Effect<ScrapeOutcome, ScrapeError | RequestError>
+    readonly scrapeDetailed: (input: ScrapeInput) => Effect.Effect<ScrapeOutcome, ScrapeError | RequestError | LlmError>
   }
 >() {}
 
@@ -116,9 +117,11 @@ export const make = Effect.gen(function* () {
   }
   // Where saved browser profiles live (the `profile` option); engines built without a job store have none.
   const profiles = yield* Effect.serviceOption(JobStore)
-  // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash.
+  const llmFormats = yield* makeLlmFormats
+  // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. Then what a
+  // model answers (summary, json), if asked.
   const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
-    builder.build(input, page, provenance)
+    withLlmFormats(llmFormats, (options) => builder.build(options, page, provenance))(input, page, input.owner ?? null)
 
   const fromCache = (key: string, input: ScrapeInput): Effect.Effect<Option.Option<CachedPage>> => {
     // Caller-specific headers may change the page, so such requests neither read nor write the shared cache.

@@ -8,18 +8,22 @@ import { readFile } from "node:fs/promises"
 import { basename } from "node:path"
 import { buffer } from "node:stream/consumers"
 import { Cause, Effect, Exit, ManagedRuntime, Option, Stream } from "effect"
+import { Agent, type AgentStatusView, type PublicStep } from "./Agent.js"
 import { BatchScrape } from "./BatchScrape.js"
 import { Crawl } from "./Crawl.js"
+import type { AgentRequestInput } from "./Domain/AgentRequest.js"
 import type { BatchScrapeRequestInput } from "./Domain/BatchScrapeRequest.js"
 import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
 import { decodeStrict, type ValidationIssue } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
+import type { ExtractRequestInput } from "./Domain/ExtractRequest.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
 import { decodeParseOptionsValue, type ParseOptionsInput } from "./Domain/ParseOptions.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
 import { type EngineError, RequestError } from "./Errors.js"
+import { Extract, extractStatusBody } from "./Extract.js"
 import { CreateSessionRequest } from "./Interact/InteractRequest.js"
 import { InteractSessions } from "./Interact/InteractSessions.js"
 import { JobControl, reportedTotal } from "./Jobs/JobControl.js"
@@ -92,6 +96,25 @@ export interface JobSnapshot {
 export type CrawlOptions = Omit<CrawlRequestInput, "url">
 export type BatchScrapeOptions = Omit<BatchScrapeRequestInput, "urls">
 export type MapOptions = Omit<MapRequestInput, "url">
+export type ExtractOptions = ExtractRequestInput
+export type AgentOptions = Omit<AgentRequestInput, "prompt">
+
+/** An extract's status: Firecrawl's answer (`status`, `data`, `sources`, `warning`, token usage). */
+export type ExtractStatus = ReturnType<typeof extractStatusBody>
+
+/** An agent run's status with its steps. */
+export type AgentStatus = Omit<AgentStatusView, "job"> & { readonly id: string; readonly expiresAt: Date }
+
+/**
+ * A running agent: iterate it for its steps as they happen (the iteration ends with the run), or await `result()`.
+ */
+export interface AgentRun extends AsyncIterable<PublicStep> {
+  /** The run's id, once it has started (a refused request rejects it). */
+  readonly id: Promise<string>
+  /** The final status: `completed` with `data`, or `failed` / `cancelled` with `error`. */
+  readonly result: () => Promise<AgentStatus>
+  readonly cancel: () => Promise<void>
+}
 
 export interface PageOptions {
   readonly skip?: number
@@ -257,6 +280,82 @@ export class Webdata {
     )
   }
 
+  /**
+   * Starts an extract: structured data out of `urls` (a trailing `/*` reads every page under a path) with a `prompt`
+   * and/or a JSON `schema`. Without a configured model, a schema is filled by the offline extractor.
+   */
+  async startExtract(
+    options: ExtractOptions,
+  ): Promise<{ readonly id: string; readonly invalidURLs: ReadonlyArray<string> }> {
+    const started = await this.#run(Effect.flatMap(Extract, (extract) => extract.start(options, null)))
+    return { id: started.job.id, invalidURLs: started.invalidURLs }
+  }
+
+  getExtractStatus(id: string): Promise<ExtractStatus> {
+    return this.#run(
+      Effect.map(
+        Effect.flatMap(Extract, (extract) => extract.status(id, null)),
+        extractStatusBody,
+      ),
+    )
+  }
+
+  /** Extracts and waits for the end: the merged data (`status` completed), or why it failed. */
+  async extract(options: ExtractOptions): Promise<ExtractStatus> {
+    const { id } = await this.startExtract(options)
+    await this.#ended(id)
+    return this.getExtractStatus(id)
+  }
+
+  /** Starts an agent run toward `prompt` (it needs a language model: the `llm` option or WEBDATA_LLM). */
+  async startAgent(prompt: string, options: AgentOptions = {}): Promise<{ readonly id: string }> {
+    const job = await this.#run(Effect.flatMap(Agent, (agent) => agent.start({ ...options, prompt }, null)))
+    return { id: job.id }
+  }
+
+  getAgentStatus(id: string): Promise<AgentStatus> {
+    return this.#run(
+      Effect.map(
+        Effect.flatMap(Agent, (agent) => agent.status(id, null)),
+        ({ job, ...view }) => ({
+          ...view,
+          id: job.id,
+          expiresAt: new Date(job.expiresAt),
+        }),
+      ),
+    )
+  }
+
+  cancelAgent(id: string): Promise<void> {
+    return this.#run(Effect.flatMap(Agent, (agent) => agent.cancel(id, null)))
+  }
+
+  /** The run's steps as they are recorded; the iteration ends with the run. */
+  async *agentSteps(id: string): AsyncIterable<PublicStep> {
+    const runtime = await this.#runtime.runtime()
+    yield* Stream.toAsyncIterableRuntime(Stream.unwrap(Effect.map(Agent, (agent) => agent.steps(id, null))), runtime)
+  }
+
+  /** Runs an agent: iterate the returned run for its steps, or await its `result()`. */
+  agent(prompt: string, options: AgentOptions = {}): AgentRun {
+    const id = this.startAgent(prompt, options).then((started) => started.id)
+    // A rejection is the caller's to see through `id`, `result()` or iteration, never an unhandled one.
+    id.catch(() => undefined)
+    return {
+      id,
+      result: async () => {
+        const started = await id
+        await this.#ended(started)
+        return this.getAgentStatus(started)
+      },
+      cancel: async () => this.cancelAgent(await id),
+      [Symbol.asyncIterator]: () => {
+        const steps = id.then((started) => this.agentSteps(started)[Symbol.asyncIterator]())
+        return { next: () => steps.then((iterator) => iterator.next()) }
+      },
+    }
+  }
+
   /** Releases connections, caches, the worker and the store. The instance cannot be used afterwards. */
   close(): Promise<void> {
     return this.#runtime.dispose()
@@ -282,6 +381,11 @@ export class Webdata {
         } satisfies JobSnapshot
       }),
     )
+  }
+
+  /** Resolves once the job has ended (its document stream ends with it). */
+  #ended(id: string): Promise<void> {
+    return this.#run(Effect.flatMap(JobControl, (control) => Stream.runDrain(control.documents(id, 0))))
   }
 
   async #waitFor(kind: JobKind, id: string): Promise<JobSnapshot> {

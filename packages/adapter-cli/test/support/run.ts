@@ -1,7 +1,7 @@
 /**
  * Runs the `webdata` CLI in this process (`main`), capturing what it prints: fast enough to run many commands per
  * test file. Runs must not overlap (the capture replaces `console` methods). Private targets are allowed, and no
- * `WEBDATA_STORE` is inherited, so local mode uses its in-memory engine.
+ * `WEBDATA_STORE` or `WEBDATA_LLM` is inherited, so local mode uses its in-memory engine without a language model.
  */
 import { vi } from "vitest"
 import { main } from "../../src/Cli.js"
@@ -9,6 +9,7 @@ import { main } from "../../src/Cli.js"
 process.env.WEBDATA_ALLOW_PRIVATE_ADDRESSES = "1"
 delete process.env.WEBDATA_STORE
 delete process.env.WEBDATA_API_URL
+delete process.env.WEBDATA_LLM
 
 export interface Result {
   readonly code: number

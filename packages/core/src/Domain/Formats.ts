@@ -4,10 +4,12 @@
  * refused by the scrape service with a clear 400 (see `Scrape/Capabilities.ts`).
  */
 import { Schema } from "effect"
+import { schemaProblem } from "./JsonSchema.js"
 
-const JsonSchemaObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
-  description: "A JSON Schema",
-})
+/** A JSON Schema for a model: Firecrawl refuses objects that allow any property but list none. */
+export const JsonSchemaObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  .pipe(Schema.filter((schema) => schemaProblem(schema) ?? true))
+  .annotations({ description: "A JSON Schema" })
 const Prompt = Schema.String.pipe(Schema.maxLength(10_000))
 const Viewport = Schema.Struct({
   width: Schema.Int.pipe(Schema.between(1, 7680)),

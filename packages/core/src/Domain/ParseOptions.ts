@@ -41,8 +41,9 @@ export const decodeParseOptionsValue = (raw: unknown): Effect.Effect<ParseOption
         code: "PARSE_UNSUPPORTED_OPTIONS",
         message: `Parse uploads do not support ${pageOnly}.`,
       })
-    // The rest as for a scrape: what this build cannot honour yet (summary, json, onlyCleanContent, ...) is a 400 too.
-    const unsupported = unsupportedOption(options, { browser: false })
+    // The rest as for a scrape: what this build cannot honour (redactPII, ...) is a 400 too; what needs a model is
+    // checked by the parse service, which knows whether there is one.
+    const unsupported = unsupportedOption(options, { browser: false, llm: true })
     if (unsupported !== undefined) return yield* unsupported
     return options
   })

@@ -40,6 +40,19 @@ export const urlProblem = (
   return undefined
 }
 
+/**
+ * A request's URL list split into acceptable and not, each trimmed; a trailing `/*` (extract's and the agent's "every
+ * page under this path") is allowed.
+ */
+export const partitionUrls = (
+  urls: ReadonlyArray<string>,
+): Effect.Effect<{ readonly valid: ReadonlyArray<string>; readonly invalid: ReadonlyArray<string> }> =>
+  Effect.map(FiberRef.get(IntranetHosts), (intranet) => {
+    const trimmed = urls.map((url) => url.trim())
+    const bad = (url: string) => urlProblem(url.replace(/\/\*$/, "/"), intranet) !== undefined
+    return { valid: trimmed.filter((url) => !bad(url)), invalid: trimmed.filter(bad) }
+  })
+
 const hasReachableHost = (hostname: string): boolean => {
   if (hostname === "localhost" || hostname.endsWith(".localhost")) return true
   const info = parseDomain(hostname, { allowPrivateDomains: true })

@@ -16,9 +16,11 @@ import {
   OpenApi,
 } from "@effect/platform"
 import { Context, JSONSchema, Schema } from "effect"
+import { AgentRequest } from "../Domain/AgentRequest.js"
 import { BatchScrapeRequest } from "../Domain/BatchScrapeRequest.js"
 import { CrawlRequest, ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { Document } from "../Domain/Document.js"
+import { ExtractRequest } from "../Domain/ExtractRequest.js"
 import { MapRequest } from "../Domain/MapRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 
@@ -500,6 +502,109 @@ const interactGroup = HttpApiGroup.make("interact")
   )
   .middleware(Authorization)
 
+export const ExtractStartedResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  id: Schema.String,
+  /** URLs dropped as invalid (present when some were). */
+  invalidURLs: Schema.optional(Schema.Array(Schema.String)),
+}).annotations({ identifier: "ExtractStartedResponse" })
+
+const TokenUsage = Schema.Struct({ inputTokens: Schema.Int, outputTokens: Schema.Int })
+
+export const ExtractStatusResponse = Schema.Struct({
+  success: Schema.Boolean,
+  id: Schema.String,
+  status: Schema.Literal("processing", "completed", "failed", "cancelled"),
+  /** The merged value once completed; `[]` before. */
+  data: Schema.Unknown,
+  error: Schema.optional(Schema.String),
+  warning: Schema.optional(Schema.String),
+  warnings: Schema.optional(Schema.Array(Schema.String)),
+  /** With `showSources`: each field's path (`products[0].name`) → the URLs that gave it. */
+  sources: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })),
+  expiresAt: Schema.String,
+  creditsUsed: Schema.Number,
+  tokensUsed: Schema.Number,
+  llmUsage: TokenUsage,
+  /** Pages read, and pages that could not be read. */
+  pages: Schema.Int,
+  failedPages: Schema.Int,
+}).annotations({ identifier: "ExtractStatusResponse" })
+
+const extractGroup = HttpApiGroup.make("extract")
+  .add(
+    HttpApiEndpoint.post("extract", "/v2/extract")
+      .setPayload(ExtractRequest)
+      .addSuccess(ExtractStartedResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .annotate(OpenApi.Summary, "Start extracting structured data from pages")
+      .annotate(
+        OpenApi.Description,
+        "`urls` may end in `/*` for every page under a path. With a language model configured (WEBDATA_LLM) the model reads each page; without one, a `schema` is filled by the offline extractor from the pages' structured data, and a request without a schema answers 400 LLM_NOT_CONFIGURED.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.get("extractStatus", "/v2/extract/:id")
+      .setPath(JobId)
+      .addSuccess(ExtractStatusResponse)
+      .addError(badJobId)
+      .addError(jobNotFound)
+      .annotate(OpenApi.Summary, "Status and merged data of an extract"),
+  )
+  .middleware(Authorization)
+
+export const AgentStartedResponse = Schema.Struct({ success: Schema.Literal(true), id: Schema.String }).annotations({
+  identifier: "AgentStartedResponse",
+})
+
+export const AgentStepView = Schema.Struct({
+  step: Schema.Int,
+  tool: Schema.Literal("search", "map", "scrape", "browse", "extract", "finish"),
+  input: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  output: Schema.String,
+  thought: Schema.optional(Schema.String),
+  at: Schema.String,
+}).annotations({ identifier: "AgentStep" })
+
+export const AgentStatusResponse = Schema.Struct({
+  success: Schema.Boolean,
+  status: Schema.Literal("processing", "completed", "failed", "cancelled"),
+  data: Schema.optional(Schema.Unknown),
+  error: Schema.optional(Schema.String),
+  model: Schema.String,
+  expiresAt: Schema.String,
+  creditsUsed: Schema.Number,
+  tokensUsed: Schema.Number,
+  steps: Schema.Array(AgentStepView),
+}).annotations({ identifier: "AgentStatusResponse" })
+
+const agentGroup = HttpApiGroup.make("agent")
+  .add(
+    HttpApiEndpoint.post("agent", "/v2/agent")
+      .setPayload(AgentRequest)
+      .addSuccess(AgentStartedResponse)
+      .addError(errorBody(400, `${BAD_REQUEST_DESCRIPTION}; LLM_NOT_CONFIGURED without a language model`))
+      .annotate(OpenApi.Summary, "Start an agent that searches, maps, reads and extracts pages toward a goal"),
+  )
+  .add(
+    HttpApiEndpoint.get("agentStatus", "/v2/agent/:id")
+      .setPath(JobId)
+      .addSuccess(AgentStatusResponse)
+      .addError(badJobId)
+      .addError(errorBody(404, "Agent job not found"))
+      .annotate(OpenApi.Summary, "Status, steps and data of an agent run"),
+  )
+  .add(
+    HttpApiEndpoint.del("agentCancel", "/v2/agent/:id")
+      .setPath(JobId)
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
+      .addError(badJobId)
+      .addError(errorBody(404, "Agent job not found"))
+      .addError(errorBody(409, "Agent already finished / already cancelled"))
+      .annotate(OpenApi.Summary, "Cancel an agent run"),
+  )
+  .middleware(Authorization)
+
 /** Pages opened by URL (a token in the URL instead of a key): a session's live view, a stored screenshot or PDF. */
 const publicGroup = HttpApiGroup.make("public")
   .add(
@@ -540,6 +645,8 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(crawlGroup)
   .add(batchGroup)
   .add(mapGroup)
+  .add(extractGroup)
+  .add(agentGroup)
   .add(interactGroup)
   .add(publicGroup)
   .annotate(OpenApi.Title, "webdata API")

@@ -12,8 +12,10 @@ import { MapService } from "../Map.js"
 import { Parse } from "../Parse.js"
 import { Scrape } from "../Scrape.js"
 import { VERSION } from "../Version.js"
+import { AgentHandlers } from "./AgentHandlers.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
+import { ExtractHandlers } from "./ExtractHandlers.js"
 import { InteractHandlers } from "./InteractHandlers.js"
 import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
 import { PublicHandlers } from "./PublicHandlers.js"
@@ -104,6 +106,8 @@ export const layer = Layer.mergeAll(
   CrawlHandlers,
   BatchHandlers,
   MapHandlers,
+  ExtractHandlers,
+  AgentHandlers,
   InteractHandlers,
   PublicHandlers,
 )

@@ -18,10 +18,10 @@ import {
 import { InteractSessions, type SessionInfo } from "../Interact/InteractSessions.js"
 import { ScrapeReplay } from "../Interact/ScrapeReplay.js"
 import { JobControl } from "../Jobs/JobControl.js"
-import { type Owner, ownerOf } from "../Jobs/Owner.js"
-import { Caller, WebdataApi } from "./Api.js"
+import type { Owner } from "../Jobs/Owner.js"
+import { WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
-import { checkJobId } from "./JobHandlers.js"
+import { callerOwner, checkJobId } from "./JobHandlers.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
@@ -29,8 +29,6 @@ const decodeCreate = decodeLenient(CreateSessionRequest)
 const decodeExecute = decodeLenient(ExecuteRequest)
 const decodeScrapeInteract = decodeLenient(ScrapeInteractRequest)
 const decodeList = decodeLenient(ListSessionsQuery)
-
-const callerOwner = Effect.map(Caller, (caller) => ownerOf(caller.apiKey))
 
 const iso = (ms: number) => new Date(ms).toISOString()
 

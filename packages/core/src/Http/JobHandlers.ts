@@ -31,7 +31,8 @@ export const checkJobId = (id: string): Effect.Effect<string, RequestError> =>
         }),
       )
 
-const callerOwner = Effect.map(Caller, (caller) => ownerOf(caller.apiKey))
+/** The owner of the request's API key (every job and session is visible to its owner only). */
+export const callerOwner = Effect.map(Caller, (caller) => ownerOf(caller.apiKey))
 
 const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2/batch/scrape")
 

@@ -25,7 +25,45 @@ export const BatchSpec = Schema.Struct({
 })
 export type BatchSpec = typeof BatchSpec.Type
 
-export const JobSpec = Schema.Union(CrawlSpec, BatchSpec)
+const JsonSchemaValue = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An extract: what to pull out of each page, and how its URLs expand. */
+export const ExtractSpec = Schema.Struct({
+  kind: Schema.Literal("extract"),
+  prompt: Schema.optional(Schema.String),
+  systemPrompt: Schema.optional(Schema.String),
+  /** The caller's schema as sent (normalised for the model when used). */
+  schema: Schema.optional(JsonSchemaValue),
+  scrapeOptions: ScrapeOptions,
+  /** Pages read at most once wildcards are expanded. */
+  pageLimit: Schema.Int,
+  includeSubdomains: Schema.Boolean,
+  ignoreSitemap: Schema.Boolean,
+  allowExternalLinks: Schema.Boolean,
+  showSources: Schema.Boolean,
+  /** Said about the run at its start (web search asked for but not configured, invalid URLs dropped). */
+  warnings: Schema.Array(Schema.String),
+  /** The request's `timeout`: the job fails if it has not ended by then (epoch ms). */
+  deadline: Schema.optional(Schema.Number),
+})
+export type ExtractSpec = typeof ExtractSpec.Type
+
+/** An agent run: the goal, the budget, and where it may go. */
+export const AgentSpec = Schema.Struct({
+  kind: Schema.Literal("agent"),
+  prompt: Schema.String,
+  urls: Schema.Array(Schema.String),
+  schema: Schema.optional(JsonSchemaValue),
+  strictConstrainToURLs: Schema.Boolean,
+  /** Credits the run may spend (one per page read, one per search, one per 1000 model tokens). */
+  maxCredits: Schema.Number,
+  maxSteps: Schema.Int,
+  maxTokens: Schema.Int,
+  model: Schema.String,
+})
+export type AgentSpec = typeof AgentSpec.Type
+
+export const JobSpec = Schema.Union(CrawlSpec, BatchSpec, ExtractSpec, AgentSpec)
 export type JobSpec = typeof JobSpec.Type
 
 /** The spec as JSON for `NewJob.options`. */

@@ -6,18 +6,24 @@
 
 import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref } from "effect"
 import { LRUCache } from "lru-cache"
+import { AgentSteps } from "../Agent/AgentSteps.js"
 import { type LinkFilter, makeLinkFilter } from "../Crawl/LinkFilter.js"
 import { allowAll } from "../Crawl/Robots.js"
 import { sitemapUrls } from "../Crawl/SiteFiles.js"
 import { dedupKey, normalizeUrl } from "../Crawl/UrlKey.js"
 import type { Document } from "../Domain/Document.js"
 import { hasFormat } from "../Domain/Formats.js"
+import { decodeMapRequest } from "../Domain/MapRequest.js"
 import { Fetcher } from "../Engines/Fetcher.js"
 import { mapError } from "../ErrorCodes.js"
-import type { RequestError, ScrapeError } from "../Errors.js"
+import type { LlmError, RequestError, ScrapeError } from "../Errors.js"
+import { EXTRACT_TIMED_OUT, readExtract } from "../Extract/ExtractResult.js"
+import { pageRecord, pageScrapeOptions, pageTask, taskKind } from "../Extract/ExtractTasks.js"
+import { MapService } from "../Map.js"
 import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
-import { type CrawlSpec, decodeSpec, type JobSpec } from "./JobSpec.js"
+import { SearchProvider } from "../Search/SearchProvider.js"
+import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
 import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
 import { hostGate, jobGate, Politeness } from "./Politeness.js"
 import { RobotsCache } from "./RobotsCache.js"
@@ -78,6 +84,9 @@ export const make = Effect.gen(function* () {
   const robots = yield* RobotsCache
   const webhooks = yield* Webhooks
   const fetcher = yield* Fetcher
+  const mapper = yield* MapService
+  const search = yield* Effect.serviceOption(SearchProvider)
+  const agent = yield* AgentSteps
   const politeness = new Politeness()
   // Retry-After deferrals per task; bounded, since a task deferred here may end on another worker or be cancelled.
   const deferrals = new LRUCache<string, number>({ max: 10_000 })
@@ -124,10 +133,71 @@ export const make = Effect.gen(function* () {
     deferrals.delete(task.id)
     const result = yield* store.completeTask(task, outcome)
     if (!result.recorded) return
+    // An extract announces its answer, once, when its last page is recorded; crawls and batches each page.
+    if (context.spec.kind === "extract") {
+      if (result.finished && Option.isSome(result.job)) yield* announceExtract(result.job.value)
+      return
+    }
     if (outcome.document !== undefined) yield* announce(webhooks, context.job, "page", [outcome.document])
     else if (outcome.error !== undefined)
       yield* announce(webhooks, context.job, "page", [{ metadata: { sourceURL: task.url } }], outcome.error.message)
     if (result.finished) yield* announce(webhooks, context.job, "completed")
+  })
+
+  /** `extract.completed` with the merged answer, or `extract.failed` when no page gave anything. */
+  const announceExtract = (job: Job) =>
+    readExtract(store, job).pipe(
+      Effect.flatMap(({ outcome }) =>
+        outcome.status === "completed"
+          ? announce(webhooks, job, "completed", [
+              { data: outcome.data, sources: outcome.sources, warnings: outcome.warnings },
+            ])
+          : announce(webhooks, job, "failed", [], outcome.error ?? "The extract failed."),
+      ),
+      Effect.catchAll((error) => Effect.logWarning(`Extract ${job.id}: its answer could not be read`, error)),
+    )
+
+  /** An extract's wildcard or search task: the pages it stands for become page tasks in the same commit. */
+  const expandExtract = Effect.fn("TaskRunner.expandExtract")(function* (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    spec: ExtractSpec,
+    task: Task,
+  ) {
+    const found: Either.Either<ReadonlyArray<string>, { readonly code: string; readonly message: string }> = taskKind(
+      task,
+    ) === "expand"
+      ? yield* decodeMapRequest({
+          url: task.url,
+          limit: spec.pageLimit,
+          includeSubdomains: spec.includeSubdomains,
+          allowExternalLinks: spec.allowExternalLinks,
+          sitemap: spec.ignoreSitemap ? "skip" : "include",
+        }).pipe(
+          Effect.flatMap(mapper.map),
+          Effect.map((result) => result.links.map((link) => link.url)),
+          Effect.mapError(mapError),
+          Effect.either,
+        )
+      : Option.isNone(search)
+        ? Either.left({ code: "SEARCH_NOT_CONFIGURED", message: "No search provider is configured." })
+        : yield* search.value.search({ query: task.url.replace(/^search:/, ""), limit: 5 }).pipe(
+            Effect.map((results) => results.map((result) => result.url)),
+            Effect.mapError((error) => ({ code: "SEARCH_FAILED", message: error.message })),
+            Effect.either,
+          )
+    if (Either.isLeft(found)) {
+      yield* complete(context, lease, { now: Date.now(), error: found.left, discovered: [], robotsBlocked: [] })
+      return
+    }
+    const discovered = found.right.flatMap((url) => {
+      try {
+        return [pageTask(url)]
+      } catch {
+        return []
+      }
+    })
+    yield* complete(context, lease, { now: Date.now(), discovered, robotsBlocked: [] })
   })
 
   /** Robots rules of a URL's origin, or none when the crawl ignores robots.txt. */
@@ -185,8 +255,8 @@ export const make = Effect.gen(function* () {
     return undefined
   }
 
-  const scrapeInput = (context: JobContext, task: Task) => {
-    const options = context.spec.scrapeOptions
+  const scrapeInput = (context: JobContext & { readonly spec: Exclude<JobSpec, { kind: "agent" }> }, task: Task) => {
+    const options = context.spec.kind === "extract" ? pageScrapeOptions(context.spec) : context.spec.scrapeOptions
     const formats =
       context.crawl !== undefined && !hasFormat(options.formats, "links")
         ? [...options.formats, { type: "links" as const }]
@@ -204,11 +274,13 @@ export const make = Effect.gen(function* () {
   const failed = Effect.fn("TaskRunner.failed")(function* (
     context: JobContext,
     lease: Ref.Ref<Task>,
-    error: ScrapeError | RequestError,
+    error: ScrapeError | RequestError | LlmError,
   ) {
     const task = yield* Ref.get(lease)
     const { code, message } = mapError(error)
-    const retryable = error._tag === "ScrapeError" && error.isRetryable
+    const retryable =
+      (error._tag === "ScrapeError" && error.isRetryable) ||
+      (error._tag === "LlmError" && (error.reason === "Unavailable" || error.reason === "Timeout"))
     if (retryable && task.attempts + 1 < MAX_ATTEMPTS) {
       yield* store.retryTask(task, { notBefore: Date.now() + backoffMs(task.attempts), error: { code, message } })
       return
@@ -242,7 +314,11 @@ export const make = Effect.gen(function* () {
       return
     }
     const { discovered, robotsBlocked } = yield* discover(context, task, document)
-    if (!hasFormat(context.spec.scrapeOptions.formats, "links")) delete document.links
+    if (context.spec.kind === "extract") {
+      yield* complete(context, lease, { now: Date.now(), document: pageRecord(document), discovered, robotsBlocked })
+      return
+    }
+    if (context.spec.kind !== "agent" && !hasFormat(context.spec.scrapeOptions.formats, "links")) delete document.links
     yield* complete(context, lease, { now: Date.now(), document, discovered, robotsBlocked })
   })
 
@@ -263,6 +339,13 @@ export const make = Effect.gen(function* () {
       })
       return
     }
+    const spec = context.spec
+    if (spec.kind === "agent") return yield* agent.step(context.job, spec, lease)
+    if (spec.kind === "extract" && spec.deadline !== undefined && Date.now() > spec.deadline) {
+      yield* abandon(context.job, EXTRACT_TIMED_OUT)
+      return
+    }
+    if (spec.kind === "extract" && taskKind(task) !== "page") return yield* expandExtract(context, lease, spec, task)
     const rules = yield* rulesFor(context, task.url)
     if (rules !== undefined && !rules.isAllowed(task.url)) {
       yield* complete(context, lease, { now: Date.now(), discovered: [], robotsBlocked: [task.url] })
@@ -274,7 +357,7 @@ export const make = Effect.gen(function* () {
       yield* store.deferTask(task, notBefore)
       return
     }
-    const result = yield* Effect.either(scraper.scrapeDetailed(scrapeInput(context, task)))
+    const result = yield* Effect.either(scraper.scrapeDetailed(scrapeInput({ ...context, spec }, task)))
     if (Either.isLeft(result)) yield* failed(context, lease, result.left)
     else yield* answered(context, lease, result.right)
   })
@@ -282,7 +365,8 @@ export const make = Effect.gen(function* () {
   return { run }
 })
 
-export const layer: Layer.Layer<TaskRunner, never, JobStore | Scrape | RobotsCache | Webhooks | Fetcher> = Layer.effect(
+export const layer: Layer.Layer<
   TaskRunner,
-  make,
-)
+  never,
+  JobStore | Scrape | RobotsCache | Webhooks | Fetcher | MapService | AgentSteps
+> = Layer.effect(TaskRunner, make)

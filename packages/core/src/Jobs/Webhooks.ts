@@ -28,9 +28,19 @@ import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/Guarde
 import { UrlGuard, type UrlGuardService } from "../Net/UrlGuard.js"
 import type { Job } from "./JobStore.js"
 
+export type WebhookJobKind = "crawl" | "batch" | "extract" | "agent"
+
+/** The event type's prefix of each kind of job (`crawl.page`, `batch_scrape.completed`, `extract.failed`, ...). */
+const TYPE_PREFIX: Record<WebhookJobKind, string> = {
+  crawl: "crawl",
+  batch: "batch_scrape",
+  extract: "extract",
+  agent: "agent",
+}
+
 export interface WebhookDelivery {
   readonly spec: WebhookSpec
-  readonly jobKind: "crawl" | "batch"
+  readonly jobKind: WebhookJobKind
   readonly jobId: string
   readonly event: WebhookEvent
   readonly success: boolean
@@ -61,7 +71,7 @@ export const announce = (
   if (spec === undefined) return Effect.void
   return webhooks.send({
     spec,
-    jobKind: job.kind === "crawl" ? "crawl" : "batch",
+    jobKind: job.kind === "crawl" || job.kind === "extract" || job.kind === "agent" ? job.kind : "batch",
     jobId: job.id,
     event,
     // Firecrawl's only unsuccessful event is the page that failed.
@@ -100,8 +110,7 @@ interface Queued {
   readonly webhookId: string
 }
 
-const eventType = (delivery: WebhookDelivery) =>
-  `${delivery.jobKind === "crawl" ? "crawl" : "batch_scrape"}.${delivery.event}`
+const eventType = (delivery: WebhookDelivery) => `${TYPE_PREFIX[delivery.jobKind]}.${delivery.event}`
 
 const encodeBody = (queued: Queued): Effect.Effect<Buffer, AttemptFailed> => {
   const { delivery } = queued

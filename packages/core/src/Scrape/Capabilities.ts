@@ -8,21 +8,49 @@ import type { FormatType } from "../Domain/Formats.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { BrowserEngine } from "../Engines/Browser.js"
 import { RequestError } from "../Errors.js"
+import { Llm } from "../Llm/Llm.js"
 
-/** Formats the plain-HTTP pipeline produces. */
-export const SUPPORTED_FORMATS: ReadonlySet<FormatType> = new Set(["markdown", "html", "rawHtml", "links", "images"])
+/**
+ * Formats the plain-HTTP pipeline produces. `summary` and `json` use the language model when there is one, else the
+ * offline extractors (a `json` format without a schema needs the model).
+ */
+export const SUPPORTED_FORMATS: ReadonlySet<FormatType> = new Set([
+  "markdown",
+  "html",
+  "rawHtml",
+  "links",
+  "images",
+  "summary",
+  "json",
+])
 
 const unsupported = (code: string, message: string) => new RequestError({ reason: "Unsupported", code, message })
 
 /** The engines an engine has besides plain HTTP. */
 export interface Engines {
   readonly browser: boolean
+  /** A language model is configured. */
+  readonly llm: boolean
 }
 
-/** The engines in the context (services built after the optional browser engine read it here). */
-export const availableEngines: Effect.Effect<Engines> = Effect.map(Effect.serviceOption(BrowserEngine), (browser) => ({
-  browser: Option.isSome(browser),
-}))
+/** The engines in the context (services built after the optional browser engine and model read it here). */
+export const availableEngines: Effect.Effect<Engines> = Effect.zipWith(
+  Effect.serviceOption(BrowserEngine),
+  Effect.serviceOption(Llm),
+  (browser, llm) => ({ browser: Option.isSome(browser), llm: Option.isSome(llm) }),
+)
+
+/** How to configure a model, for every answer that needs one. */
+export const LLM_HOW_TO =
+  "Set WEBDATA_LLM (for example openai:gpt-4.1-mini with OPENAI_API_KEY, anthropic:claude-sonnet-4-5 with ANTHROPIC_API_KEY, or ollama:llama3.1 for a local Ollama), or pass `llm` to the engine."
+
+/** The 400 of a request that needs a language model where none is configured. */
+export const llmNotConfigured = (what: string): RequestError =>
+  new RequestError({
+    reason: "Unsupported",
+    code: "LLM_NOT_CONFIGURED",
+    message: `${what} needs a language model, and none is configured. ${LLM_HOW_TO}`,
+  })
 
 const WITHOUT_BROWSER = "this engine does not have (it comes with the @webdata/browser package and Chromium)."
 
@@ -77,11 +105,14 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
       "SCRAPE_PROXY_NOT_AVAILABLE",
       `The ${options.proxy} proxy is not available; use proxy "basic" or "auto".`,
     )
-  if (options.onlyCleanContent)
-    return unsupported(
-      "SCRAPE_LLM_REQUIRED",
-      "`onlyCleanContent` needs a language model, which is not available in this build.",
-    )
+  if (!engines.llm) {
+    const json = options.formats.find((f) => f.type === "json")
+    if (json !== undefined && json.type === "json" && json.schema === undefined)
+      return llmNotConfigured(
+        "The json format without a `schema` (only a prompt) — with a schema, the offline extractor fills it from the page's structured data —",
+      )
+    if (options.onlyCleanContent) return llmNotConfigured("`onlyCleanContent`")
+  }
   if (options.redactPII !== undefined && options.redactPII !== false)
     return unsupported("SCRAPE_REDACT_PII_NOT_SUPPORTED", "`redactPII` is not supported yet.")
   return undefined

@@ -110,7 +110,7 @@ describe("job submission", () => {
       url: "https://example.com/refused",
       scrapeOptions: { formats: [{ type: "json", prompt: "the price" }] },
     })
-    expect(json.body).toMatchObject({ success: false, code: "SCRAPE_UNSUPPORTED_FORMAT" })
+    expect(json.body).toMatchObject({ success: false, code: "LLM_NOT_CONFIGURED" })
     const actions = await call("POST", "/v2/batch/scrape", {
       urls: ["https://example.com/a"],
       actions: [{ type: "click", selector: "#more" }],

@@ -140,7 +140,8 @@ describe("scrape over HTTP", () => {
   it("refuses options this build cannot honour with a coded 400, before fetching", async () => {
     for (const [options, code] of [
       [{ formats: ["screenshot"] }, "SCRAPE_UNSUPPORTED_FORMAT"],
-      [{ formats: [{ type: "json", prompt: "title" }] }, "SCRAPE_UNSUPPORTED_FORMAT"],
+      [{ formats: [{ type: "json", prompt: "title" }] }, "LLM_NOT_CONFIGURED"],
+      [{ formats: ["branding"] }, "SCRAPE_UNSUPPORTED_FORMAT"],
       [{ actions: [{ type: "click", selector: "#a" }] }, "SCRAPE_ACTIONS_NOT_SUPPORTED"],
       [{ waitFor: 1000 }, "SCRAPE_BROWSER_REQUIRED"],
       [{ mobile: true }, "SCRAPE_BROWSER_REQUIRED"],
@@ -179,7 +180,7 @@ describe("scrape over HTTP", () => {
       webdata.crawl(site.url, { scrapeOptions: { formats: ["markdown"], onlyMain: true } } as never),
     )
     expect(nested.message).toBe('Unrecognized option: "scrapeOptions.onlyMain"')
-    const unsupported = await failure(webdata.scrape(`${site.url}/article`, { formats: ["summary"] }))
+    const unsupported = await failure(webdata.scrape(`${site.url}/article`, { formats: ["branding"] }))
     for (const error of [unknown, nested, unsupported]) expect(error.message).not.toMatch(/\bbody\b|server/)
   })
 

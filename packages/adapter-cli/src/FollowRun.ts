@@ -1,0 +1,111 @@
+/**
+ * Running an extract or an agent from the CLI: start it, follow it to its end (an agent's steps on stderr as they
+ * are recorded), and print its data as JSON on stdout; a failed or cancelled run is the CLI's one-line failure.
+ * Ctrl-C cancels an agent run; an extract cannot be cancelled, so Ctrl-C only stops following it.
+ */
+import { Console, Effect, Stream } from "effect"
+import { CliFailure } from "./CliFailure.js"
+import { type AgentStep, JobClient, RUN_POLL, type RunStatus } from "./JobClient.js"
+import { stopOnCtrlC } from "./Signals.js"
+
+export interface RunOutput {
+  /** Print the whole status answer instead of its data. */
+  readonly json: boolean
+}
+
+/** Reads the status until the run has ended. */
+const untilEnded = <A extends { readonly status: RunStatus }, E>(read: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+  Effect.gen(function* () {
+    for (;;) {
+      const answer = yield* read
+      if (answer.status !== "processing") return answer
+      yield* Effect.sleep(RUN_POLL)
+    }
+  })
+
+const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+
+const pretty = (value: unknown) => Console.log(JSON.stringify(value ?? null, null, 2))
+
+/** The status answer (`--json`) or its data on stdout; a run that did not complete fails with its error. */
+const finish = (
+  noun: string,
+  answer: { readonly status: RunStatus; readonly data?: unknown; readonly error?: string },
+  output: RunOutput,
+) =>
+  Effect.gen(function* () {
+    if (output.json) yield* pretty(answer)
+    if (answer.status === "failed" || answer.status === "cancelled")
+      return yield* Effect.fail(
+        new CliFailure(
+          oneLine(answer.error ?? `The ${noun} ${answer.status === "failed" ? "failed" : "was cancelled"}`),
+        ),
+      )
+    if (!output.json) yield* pretty(answer.data)
+  })
+
+const skipped = (invalid: ReadonlyArray<string> | undefined) =>
+  Effect.forEach(invalid ?? [], (url) => Console.error(`skipped invalid URL: ${url}`), { discard: true })
+
+export interface ExtractOutput extends RunOutput {
+  /** Also list which URLs gave each field (on stderr). */
+  readonly showSources: boolean
+  /** The extract runs on a server, which goes on with it when the CLI stops following. */
+  readonly remote: boolean
+}
+
+/** `POST /v2/extract`, followed to its end: warnings on stderr, the merged data on stdout. */
+export const runExtract = (
+  body: Record<string, unknown>,
+  output: ExtractOutput,
+): Effect.Effect<void, CliFailure, JobClient> =>
+  Effect.gen(function* () {
+    const client = yield* JobClient
+    const started = yield* client.startExtract(body)
+    yield* skipped(started.invalidURLs)
+    const answer = yield* Effect.raceFirst(
+      untilEnded(client.extractStatus(started.id)),
+      stopOnCtrlC(
+        Effect.void,
+        output.remote
+          ? `stopped following extract ${started.id} (it runs on at the server)`
+          : `extract ${started.id} stopped`,
+      ),
+    )
+    if (!output.json) {
+      const warnings = answer.warnings ?? (answer.warning !== undefined ? [answer.warning] : [])
+      for (const warning of warnings) yield* Console.error(`warning: ${warning}`)
+      if (output.showSources && answer.status === "completed")
+        for (const [field, urls] of Object.entries(answer.sources ?? {}))
+          yield* Console.error(`source: ${field}: ${urls.join(", ")}`)
+    }
+    yield* finish("extract", answer, output)
+  })
+
+/** A step as one line: `step 3  scrape  https://…  → Read Example Domain`. */
+export const stepLine = (step: AgentStep): string => {
+  const input = Object.entries(step.input).flatMap(([key, value]) =>
+    typeof value !== "string" || value.trim() === ""
+      ? []
+      : [key === "url" ? oneLine(value) : JSON.stringify(oneLine(value))],
+  )
+  return [`step ${step.step}`, step.tool, ...input, `→ ${oneLine(step.output)}`].join("  ")
+}
+
+/** `POST /v2/agent`: its steps on stderr as they happen, then its data on stdout; Ctrl-C cancels the run. */
+export const runAgent = (
+  body: Record<string, unknown>,
+  output: RunOutput,
+): Effect.Effect<void, CliFailure, JobClient> =>
+  Effect.gen(function* () {
+    const client = yield* JobClient
+    const { id } = yield* client.startAgent(body)
+    const answer = yield* Effect.raceFirst(
+      // The steps end with the run; its status says how it ended.
+      Stream.runForEach(client.agentSteps(id), (step) => Console.error(stepLine(step))).pipe(
+        Effect.zipRight(untilEnded(client.agentStatus(id))),
+      ),
+      stopOnCtrlC(client.cancelAgent(id), `agent ${id} cancelled`),
+    )
+    yield* finish("agent run", answer, output)
+  })
