@@ -2,7 +2,6 @@
  * The agent end to end: a fake model decides each step from what its prompt shows (the goal and the steps so far);
  * the tools run for real against a local shop (search through a fake provider that answers the shop's URLs).
  */
-import { createServer } from "node:http"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { Webdata } from "../../src/index.js"
@@ -12,8 +11,8 @@ import type { LlmSettings } from "../../src/Llm/LlmConfig.js"
 import { SearchProvider } from "../../src/Search/SearchProvider.js"
 import { type FakeReply, type RecordedRequest, startFakeModel } from "../support/fakeModels.js"
 import { useLlmKit } from "../support/llmKit.js"
-import { listenOnLoopback } from "../support/loopback.js"
 import { PRODUCTS } from "../support/shopSite.js"
+import { startWebhookReceiver } from "../support/webhookReceiver.js"
 
 const kit = useLlmKit()
 
@@ -133,20 +132,7 @@ describe("agent", () => {
   })
 
   it("resumes on another worker from its recorded steps, and tells its webhook each step", async () => {
-    const events: Array<{ type: string; data: Array<{ tool?: string }> }> = []
-    const hook = await listenOnLoopback(
-      createServer((req, res) => {
-        let body = ""
-        req.on("data", (chunk) => {
-          body += chunk
-        })
-        req.on("end", () => {
-          events.push(JSON.parse(body))
-          res.end()
-        })
-      }),
-    )
-    kit.track(hook)
+    const hook = kit.track(await startWebhookReceiver())
     let slow = true
     const model = await startFakeModel({
       reply: (request) => {
@@ -179,8 +165,7 @@ describe("agent", () => {
     expect(status.status).toBe("completed")
     expect(status.steps.map((step) => step.tool)).toEqual(["scrape", "finish"])
     expect(kit.site.hits(kettle.path)).toBeGreaterThanOrEqual(1)
-    for (const deadline = Date.now() + 10_000; events.length < 4 && Date.now() < deadline; )
-      await new Promise((resolve) => setTimeout(resolve, 50))
+    const events = await hook.waitFor(4)
     expect(events.map((event) => event.type)).toEqual([
       "agent.started",
       "agent.action",

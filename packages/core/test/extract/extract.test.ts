@@ -2,7 +2,6 @@
  * Extract end to end: a wildcard expanded through map, each page read by a fake model (or the offline extractor),
  * the values merged and traced to their pages, failures that end the job clearly, and the job's durability.
  */
-import { createServer } from "node:http"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { Webdata } from "../../src/index.js"
@@ -11,8 +10,8 @@ import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import { SearchProvider } from "../../src/Search/SearchProvider.js"
 import type { FakeReply, RecordedRequest } from "../support/fakeModels.js"
 import { useLlmKit } from "../support/llmKit.js"
-import { listenOnLoopback } from "../support/loopback.js"
 import { PRODUCTS } from "../support/shopSite.js"
+import { startWebhookReceiver } from "../support/webhookReceiver.js"
 
 const kit = useLlmKit()
 const { engine } = kit
@@ -167,25 +166,11 @@ describe("extract", () => {
   })
 
   it("sends extract.started and extract.completed with the merged data to its webhook", async () => {
-    const received: Array<{ type: string; data: unknown }> = []
-    const hook = await listenOnLoopback(
-      createServer((req, res) => {
-        let body = ""
-        req.on("data", (chunk) => {
-          body += chunk
-        })
-        req.on("end", () => {
-          received.push(JSON.parse(body))
-          res.end("ok")
-        })
-      }),
-    )
-    kit.track(hook)
+    const hook = kit.track(await startWebhookReceiver())
     const model = await fakeModel(productReply)
     const webdata = engine({ model: "openai-chat:test", baseUrl: model.baseUrl, apiKey: "k" })
     await webdata.extract({ urls: [`${kit.site.url}${PRODUCTS[2]!.path}`], schema: LIST_SCHEMA, webhook: hook.url })
-    const deadline = Date.now() + 10_000
-    while (received.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    const received = await hook.waitFor(2)
     expect(received.map((event) => event.type)).toEqual(["extract.started", "extract.completed"])
     expect(received[1]!.data).toEqual([
       expect.objectContaining({ data: { products: [{ name: PRODUCTS[2]!.name, price: PRODUCTS[2]!.price }] } }),

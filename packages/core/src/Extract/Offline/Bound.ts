@@ -13,10 +13,10 @@
  * `</script`.
  */
 
-export const MAX_DEPTH = 200
-export const MAX_ELEMENTS = 150_000
+const MAX_DEPTH = 200
+const MAX_ELEMENTS = 150_000
 /** Text beyond this is not read (a 5 MB page is read whole). */
-export const MAX_HTML_CHARS = 8_000_000
+const MAX_HTML_CHARS = 8_000_000
 
 // A comment, or a tag with its attributes (quoted values may hold `>`), in the unrolled form: no backtracking.
 const TOKEN = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*)>/g

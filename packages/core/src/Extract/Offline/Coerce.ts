@@ -68,7 +68,7 @@ const fullAddress = (item: Item, nesting: number): string | undefined => {
 }
 
 /** The text an object stands for where a string is asked. */
-export const objectText = (item: Item, nesting = 0): string | undefined => {
+const objectText = (item: Item, nesting = 0): string | undefined => {
   if (nesting > MAX_NESTING) return undefined
   const types = item.types
   if (types.includes("postaladdress")) return fullAddress(item, nesting)

@@ -6,6 +6,7 @@
  */
 import { isText } from "domhandler"
 import { parseDocument } from "htmlparser2"
+import { boundHtml } from "./Bound.js"
 import { addValue, type Budget, type Item, LIMITS, newItem, typeNames, type Value } from "./Candidates.js"
 import { attr, type Page, resolveUrl, textOf } from "./Html.js"
 
@@ -26,13 +27,16 @@ const URL_KEYS = new Set(["url", "image", "logo", "thumbnailUrl", "contentUrl", 
  */
 const plainText = (value: string): string =>
   /<\/?[a-z][^>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+);/i.test(value)
-    ? textOf(parseDocument(value, { decodeEntities: true }), LIMITS.stringChars)
+    ? textOf(
+        parseDocument(boundHtml(value.slice(0, LIMITS.stringChars * 4)), { decodeEntities: true }),
+        LIMITS.stringChars,
+      )
     : value.slice(0, LIMITS.stringChars).trim()
 
 const blocksOf = (page: Page): Array<string> =>
   page.elements
     .filter(
-      ({ element }) => element.name === "script" && /^\s*application\/ld\+json\s*$/i.test(attr(element, "type") ?? ""),
+      ({ element }) => element.name === "script" && /^\s*application\/ld\+json\b/i.test(attr(element, "type") ?? ""),
     )
     .slice(0, MAX_BLOCKS)
     .map(({ element }) =>
@@ -101,6 +105,8 @@ interface Reader {
 }
 
 const toValues = (value: unknown, key: string, depth: number, reader: Reader): Array<Value> => {
+  // Arrays and value objects count as depth too: `[[[[…]]]]` nested 100,000 deep is a page's to write.
+  if (depth > LIMITS.depth) return []
   if (typeof value === "string") {
     const text = plainText(value)
     if (text === "") return []
@@ -109,11 +115,11 @@ const toValues = (value: unknown, key: string, depth: number, reader: Reader): A
   if (typeof value === "number") return Number.isFinite(value) ? [value] : []
   if (typeof value === "boolean") return [value]
   if (Array.isArray(value))
-    return value.slice(0, LIMITS.valuesPerProperty).flatMap((each) => toValues(each, key, depth, reader))
+    return value.slice(0, LIMITS.valuesPerProperty).flatMap((each) => toValues(each, key, depth + 1, reader))
   if (!isObject(value)) return []
-  if (value["@value"] !== undefined) return toValues(value["@value"], key, depth, reader)
-  if (value["@list"] !== undefined) return toValues(value["@list"], key, depth, reader)
-  if (value["@set"] !== undefined) return toValues(value["@set"], key, depth, reader)
+  if (value["@value"] !== undefined) return toValues(value["@value"], key, depth + 1, reader)
+  if (value["@list"] !== undefined) return toValues(value["@list"], key, depth + 1, reader)
+  if (value["@set"] !== undefined) return toValues(value["@set"], key, depth + 1, reader)
   const item = toItem(value, depth, reader)
   return item === undefined ? [] : [item]
 }

@@ -23,7 +23,7 @@ const LINK_DEFINITION = /^\s{0,3}\[[^\]]+\]:\s*\S/
  * Inline markdown as plain text. Every pattern is bounded in length (an emphasis or a link text of at most 300
  * characters, a link target of 500), so that a paragraph of thousands of unclosed `**` or `[a](` costs linear time.
  */
-export const plainInline = (text: string): string =>
+const plainInline = (text: string): string =>
   text
     .replace(/!\[[^\]]{0,300}\]\([^)]{0,500}\)/g, "")
     .replace(/!\[[^\]]{0,300}\]\[[^\]]{0,100}\]/g, "")

@@ -23,11 +23,18 @@ const endsWithAbbreviation = (text: string): boolean => {
   return ABBREVIATIONS.has(word.toLowerCase()) || /^\p{Lu}$/u.test(word)
 }
 
-/** The block's sentences, trimmed, whitespace collapsed. */
+/**
+ * Characters of one block segmented at most. The segmenter's time grows faster than linearly with the segments of
+ * one string (a paragraph of 40,000 "!" takes over a minute); real paragraphs are far shorter.
+ */
+const MAX_BLOCK_CHARS = 5_000
+
+/** The block's sentences, trimmed, whitespace collapsed; of a longer block, the complete ones of its beginning. */
 export const sentencesOf = (block: string): Array<string> => {
   const sentences: Array<string> = []
+  const cut = block.length > MAX_BLOCK_CHARS
   let pending = ""
-  for (const { segment } of segmenter.segment(block)) {
+  for (const { segment } of segmenter.segment(cut ? block.slice(0, MAX_BLOCK_CHARS) : block)) {
     pending += segment
     if (endsWithAbbreviation(pending)) continue
     const sentence = pending.replace(/\s+/g, " ").trim()
@@ -36,5 +43,7 @@ export const sentencesOf = (block: string): Array<string> => {
   }
   const rest = pending.replace(/\s+/g, " ").trim()
   if (rest !== "") sentences.push(rest)
+  // The last sentence of a cut block may be cut too.
+  if (cut) sentences.pop()
   return sentences
 }

@@ -57,7 +57,7 @@ const PRICE_NAMES = "price|cost|current price|sale price|ticket price|fee|admiss
 const SALARY_NAMES = "salary|salary range|pay|pay range|compensation|base salary|wage|estimated salary"
 
 /** In priority order: a key that matches several concepts tries them in this order. */
-export const CONCEPTS: ReadonlyArray<Concept> = [
+const CONCEPTS: ReadonlyArray<Concept> = [
   concept(
     "name|title|headline|heading|product name|product title|item name|event name|event title|recipe name|" +
       "recipe title|job title|position|position title|article title|post title|page title",
