@@ -115,6 +115,27 @@ describe("extract", () => {
     expect(result.error).toContain(PRODUCTS[1]!.path)
   })
 
+  it("ends as failed with a timeout, not a stuck job, when the model server never answers", async () => {
+    const model = await fakeModel(() => ({ hang: true }))
+    const started = Date.now()
+    const result = await engine({
+      model: "openai-chat:test",
+      baseUrl: model.baseUrl,
+      apiKey: "k",
+      timeoutMs: 300,
+    }).extract({
+      urls: [`${kit.site.url}${PRODUCTS[0]!.path}`],
+      prompt: "The product",
+    })
+    expect(result.status).toBe("failed")
+    expect(result.error).toBe(
+      `No page could be read: ${kit.site.url}${PRODUCTS[0]!.path}: openai-chat:test gave no answer within 300 ms`,
+    )
+    // The page was tried again (a model that times out may answer later), then given up on.
+    expect(model.requests.length).toBeGreaterThanOrEqual(2)
+    expect(Date.now() - started).toBeLessThan(30_000)
+  })
+
   it("resumes on another worker when the one running it stops mid-way, losing no page", async () => {
     const store = Layer.succeed(JobStore, MemoryJobStore.make())
     let slow = true
