@@ -1,6 +1,6 @@
 /**
- * The job store: the one place where durable state lives. It holds jobs (crawl, batch scrape, later extract, agent
- * and monitor), the task frontier of each job (seen set, pending queue, leases), the documents and errors a job
+ * The job store: the one place where durable state lives. It holds jobs (crawl, batch scrape, extract, agent; later
+ * monitor), the task frontier of each job (seen set, pending queue, leases), the documents and errors a job
  * produced, the scrapes kept for `GET /v2/scrape/{id}`, and the scrape cache.
  *
  * Every operation is ONE atomic transaction: it either happens whole or not at all, so a process killed at any

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery for crawl and batch-scrape jobs, in Firecrawl's wire format. `send` only enqueues, so a slow or
+ * Webhook delivery for crawl, batch-scrape, extract and agent jobs, in Firecrawl's wire format. `send` only enqueues, so a slow or
  * dead receiver never slows a crawl; a small pool of workers POSTs the payloads with retries and backoff. The queue is
  * bounded (a full queue drops with a warning instead of growing until OOM), one job's deliveries keep their order
  * (its `completed` never overtakes its `page`s) while different jobs are delivered concurrently, and every connection

@@ -57,7 +57,8 @@ export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* ()
   const meter = Option.getOrUndefined(yield* Effect.serviceOption(LlmUsage))
 
   const offlineJson = (format: JsonRequest, page: PageSource, document: Document) => {
-    // The capability check refuses a schema-less json format without a model before anything is fetched.
+    // The capability check refuses a schema-less json format without a model before anything is fetched, so the
+    // empty schema here is never used.
     const prepared = prepareSchema(format.schema ?? {})
     const html = isHtml(page.contentType, page.body) ? page.body : ""
     const found = extractOffline(html, page.url, prepared.schema)
@@ -103,46 +104,37 @@ export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* ()
       if (document.markdown !== undefined) document.markdown = content
     }
     const pageLine = `The page is ${page.url}.`
-    const [summaryText, jsonValue] = yield* Effect.all(
-      [
-        summary
-          ? Effect.map(
-              model.generateText({
-                system: SUMMARY_SYSTEM,
-                prompt: `${pageLine} Summarise it in a short paragraph.`,
+    // A schema-less json format asks for any object the prompt describes.
+    const prepared = json?.schema === undefined ? undefined : prepareSchema(json.schema)
+    const asked = yield* Effect.all(
+      {
+        summary: summary
+          ? model.generateText({
+              system: SUMMARY_SYSTEM,
+              prompt: `${pageLine} Summarise it in a short paragraph.`,
+              content,
+            })
+          : Effect.succeed(undefined),
+        json:
+          json === undefined
+            ? Effect.succeed(undefined)
+            : model.generateObject({
+                system: JSON_SYSTEM,
+                prompt: `${pageLine} ${json.prompt ?? "Extract the data the schema describes."}`,
                 content,
+                schema: prepared?.schema ?? { type: "object" },
+                objectName: "extract",
               }),
-              Option.some,
-            )
-          : Effect.succeedNone,
-        json !== undefined
-          ? Effect.map(
-              Effect.suspend(() => {
-                const prepared = prepareSchema(json.schema ?? { type: "object", additionalProperties: false })
-                return Effect.map(
-                  model.generateObject({
-                    system: JSON_SYSTEM,
-                    prompt: `${pageLine} ${json.prompt ?? "Extract the data the schema describes."}`,
-                    content,
-                    schema: json.schema === undefined ? { type: "object" } : prepared.schema,
-                    objectName: "extract",
-                  }),
-                  (generated) => ({ ...generated, value: prepared.unwrap(generated.value) }),
-                )
-              }),
-              Option.some,
-            )
-          : Effect.succeedNone,
-      ],
+      },
       { concurrency: 2 },
     )
-    if (Option.isSome(summaryText)) {
-      document.summary = summaryText.value.value.trim()
-      usage = addUsage(usage, summaryText.value.usage)
+    if (asked.summary !== undefined) {
+      document.summary = asked.summary.value.trim()
+      usage = addUsage(usage, asked.summary.usage)
     }
-    if (Option.isSome(jsonValue)) {
-      document.json = jsonValue.value.value
-      usage = addUsage(usage, jsonValue.value.usage)
+    if (asked.json !== undefined) {
+      document.json = prepared === undefined ? asked.json.value : prepared.unwrap(asked.json.value)
+      usage = addUsage(usage, asked.json.usage)
     }
     document.metadata = {
       ...document.metadata,

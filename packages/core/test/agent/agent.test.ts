@@ -87,9 +87,11 @@ describe("agent", () => {
     const result = await webdata.agent("Loop").result()
     expect(result.status).toBe("failed")
     expect(result.error).toMatch(/kept repeating itself/)
-    expect(result.steps.map((step) => step.output)).toEqual(
-      ["Read Copper Kettle | Shop", "Repeated call, not run", "Repeated call, not run"].slice(0, result.steps.length),
-    )
+    expect(result.steps.map((step) => step.output)).toEqual([
+      "Read Copper Kettle | Shop",
+      "Repeated call, not run",
+      "Repeated call, not run",
+    ])
     // Read once, whatever the model asked.
     expect(kit.site.hits(kettle.path) - before).toBe(1)
   })
