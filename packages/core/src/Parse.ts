@@ -53,8 +53,8 @@ export const make = Effect.gen(function* () {
         parser,
       )
       const page = { url, statusCode: 200, ...content }
-      return yield* withLlmFormats(llmFormats, (each) =>
-        builder.build(each, page, { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" }),
+      return yield* withLlmFormats(llmFormats, (each, extras) =>
+        builder.build(each, page, { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" }, extras),
       )(options, page, null)
     }),
   }

@@ -121,7 +121,11 @@ export const make = Effect.gen(function* () {
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. Then what a
   // model answers (summary, json), if asked.
   const build = (input: ScrapeInput, page: PageContent, provenance: Provenance) =>
-    withLlmFormats(llmFormats, (options) => builder.build(options, page, provenance))(input, page, input.owner ?? null)
+    withLlmFormats(llmFormats, (options, extras) => builder.build(options, page, provenance, extras))(
+      input,
+      page,
+      input.owner ?? null,
+    )
 
   const fromCache = (key: string, input: ScrapeInput): Effect.Effect<Option.Option<CachedPage>> => {
     // Caller-specific headers may change the page, so such requests neither read nor write the shared cache.

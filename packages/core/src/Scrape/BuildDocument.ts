@@ -5,9 +5,11 @@ import { textToMarkdown } from "../Content/TextToMarkdown.js"
 import type { Document, DocumentMetadata } from "../Domain/Document.js"
 import { hasFormat } from "../Domain/HasFormat.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import type { JsonSchema } from "../Llm/Llm.js"
 import type { FileKind } from "../Parse/FileKind.js"
 import type { ParsedFile } from "../Parse/FileParser.js"
 import { isHtml } from "./ContentTypes.js"
+import { addOfflineJson } from "./OfflineJson.js"
 import { pdfOutputOf } from "./PdfOutput.js"
 
 export interface PageContent {
@@ -36,7 +38,18 @@ export interface Provenance {
   readonly cachedAt?: string
 }
 
-export const buildDocument = (options: ScrapeOptions, page: PageContent, provenance: Provenance): Document => {
+/** Work a build does besides the formats. */
+export interface BuildExtras {
+  /** Fill the `json` format with the offline extractor against this schema (no model is configured). */
+  readonly offlineJson?: JsonSchema | undefined
+}
+
+export const buildDocument = (
+  options: ScrapeOptions,
+  page: PageContent,
+  provenance: Provenance,
+  extras: BuildExtras = {},
+): Document => {
   const wants = {
     markdown: hasFormat(options.formats, "markdown"),
     html: hasFormat(options.formats, "html"),
@@ -79,6 +92,7 @@ export const buildDocument = (options: ScrapeOptions, page: PageContent, provena
     if (wants.images) document.images = []
   }
   if (hasFormat(options.formats, "rawHtml")) document.rawHtml = page.body
+  if (extras.offlineJson !== undefined) addOfflineJson(document, extras.offlineJson, page)
   return document
 }
 

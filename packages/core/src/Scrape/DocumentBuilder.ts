@@ -15,13 +15,14 @@ import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { ScrapeError } from "../Errors.js"
 import { lazyModule } from "../Process/LazyModule.js"
 import { startModuleWorker } from "../Process/ModuleWorker.js"
-import type { PageContent, Provenance } from "./BuildDocument.js"
+import type { BuildExtras, PageContent, Provenance } from "./BuildDocument.js"
 
 export interface BuildRequest {
   readonly id: number
   readonly options: ScrapeOptions
   readonly page: PageContent
   readonly provenance: Provenance
+  readonly extras?: BuildExtras | undefined
 }
 
 export type BuildReply =
@@ -35,6 +36,7 @@ export class DocumentBuilder extends Context.Tag("@webdata/core/DocumentBuilder"
       options: ScrapeOptions,
       page: PageContent,
       provenance: Provenance,
+      extras?: BuildExtras,
     ) => Effect.Effect<Document, ScrapeError>
   }
 >() {}
@@ -49,11 +51,11 @@ const failure = (url: string, error: unknown) =>
 
 const pipeline = lazyModule(() => import("./BuildDocument.js"))
 
-const buildInline: DocumentBuilder["Type"]["build"] = (options, page, provenance) =>
+const buildInline: DocumentBuilder["Type"]["build"] = (options, page, provenance, extras) =>
   pipeline.pipe(
     Effect.flatMap(({ buildDocument }) =>
       Effect.try({
-        try: () => buildDocument(options, page, provenance),
+        try: () => buildDocument(options, page, provenance, extras),
         catch: (error) => failure(page.url, error),
       }),
     ),
@@ -195,12 +197,12 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
             const inlineMaxChars = options.inlineMaxChars ?? 256 * 1024
             return {
               // Decided when the build runs, not when its effect is made.
-              build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance) =>
+              build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance, extras?: BuildExtras) =>
                 Effect.suspend(() =>
                   pool.idle && page.body.length <= inlineMaxChars
-                    ? buildInline(scrapeOptions, page, provenance)
+                    ? buildInline(scrapeOptions, page, provenance, extras)
                     : Effect.tryPromise({
-                        try: (signal) => pool.build({ options: scrapeOptions, page, provenance }, signal),
+                        try: (signal) => pool.build({ options: scrapeOptions, page, provenance, extras }, signal),
                         catch: (error) => failure(page.url, error),
                       }).pipe(Effect.withSpan("Scrape.buildDocument")),
                 ),

@@ -9,7 +9,10 @@ if (port === null) throw new Error("DocumentWorker runs as a worker thread")
 port.on("message", (request: BuildRequest) => {
   let reply: BuildReply
   try {
-    reply = { id: request.id, document: buildDocument(request.options, request.page, request.provenance) }
+    reply = {
+      id: request.id,
+      document: buildDocument(request.options, request.page, request.provenance, request.extras),
+    }
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) }
   }

@@ -13,11 +13,10 @@ import { prepareSchema } from "../Domain/JsonSchema.js"
 import type { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import type { LlmError } from "../Errors.js"
 import { extractiveSummary } from "../Extract/Offline/ExtractiveSummary.js"
-import { extractOffline } from "../Extract/Offline/OfflineExtractor.js"
 import type { Owner } from "../Jobs/Owner.js"
-import { addUsage, Llm, NO_USAGE, type TokenUsage } from "../Llm/Llm.js"
+import { addUsage, type JsonSchema, Llm, NO_USAGE, type TokenUsage } from "../Llm/Llm.js"
 import { LlmUsage } from "../Llm/LlmUsage.js"
-import { isHtml } from "./ContentTypes.js"
+import type { BuildExtras } from "./BuildDocument.js"
 
 /** What the formats read besides the document: the page's body (HTML for the offline extractor) and type. */
 export interface PageSource {
@@ -47,6 +46,8 @@ export interface LlmFormats {
     document: Document,
     owner: Owner,
   ) => Effect.Effect<Document, LlmError>
+  /** Without a model: the schema the offline extractor fills as the document is built, if `json` is asked for. */
+  readonly offlineJsonOf: (options: ScrapeOptions) => JsonSchema | undefined
 }
 
 type JsonRequest = typeof JsonFormat.Type
@@ -55,24 +56,6 @@ type JsonRequest = typeof JsonFormat.Type
 export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* () {
   const model = Option.getOrUndefined(yield* Effect.serviceOption(Llm))
   const meter = Option.getOrUndefined(yield* Effect.serviceOption(LlmUsage))
-
-  const offlineJson = (format: JsonRequest, page: PageSource, document: Document) => {
-    // The capability check refuses a schema-less json format without a model before anything is fetched, so the
-    // empty schema here is never used.
-    const prepared = prepareSchema(format.schema ?? {})
-    const html = isHtml(page.contentType, page.body) ? page.body : ""
-    const found = extractOffline(html, page.url, prepared.schema)
-    const empty = Object.keys(found.value).length === 0
-    document.json = empty ? null : prepared.unwrap(found.value)
-    document.metadata = { ...document.metadata, jsonMode: "offline", jsonSources: found.sources }
-    if (empty)
-      document.warning = [
-        document.warning,
-        "The offline extractor found none of the schema's fields on the page (configure a language model to read free text).",
-      ]
-        .filter((each) => each !== undefined)
-        .join(" ")
-  }
 
   const apply = Effect.fn("LlmFormats.apply")(function* (
     options: ScrapeOptions,
@@ -88,7 +71,7 @@ export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* ()
         document.summary = extractiveSummary(markdown)
         document.metadata = { ...document.metadata, summaryMode: "extractive" }
       }
-      if (json !== undefined) offlineJson(json, page, document)
+      // json was filled offline as the document was built (`offlineJsonOf`).
       return document
     }
     let usage: TokenUsage = NO_USAGE
@@ -146,7 +129,13 @@ export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* ()
     return document
   })
 
-  return { apply }
+  return {
+    apply,
+    offlineJsonOf: (options: ScrapeOptions) =>
+      model === undefined
+        ? options.formats.find((format): format is JsonRequest => format.type === "json")?.schema
+        : undefined,
+  }
 })
 
 /**
@@ -154,11 +143,12 @@ export const makeLlmFormats: Effect.Effect<LlmFormats> = Effect.gen(function* ()
  * removed after), then the formats are added.
  */
 export const withLlmFormats =
-  <E, R>(formats: LlmFormats, build: (options: ScrapeOptions) => Effect.Effect<Document, E, R>) =>
+  <E, R>(formats: LlmFormats, build: (options: ScrapeOptions, extras: BuildExtras) => Effect.Effect<Document, E, R>) =>
   (options: ScrapeOptions, page: PageSource, owner: Owner): Effect.Effect<Document, E | LlmError, R> => {
-    if (!wantsLlmFormats(options)) return build(options)
+    if (!wantsLlmFormats(options)) return build(options, {})
     const asked = hasFormat(options.formats, "markdown")
-    return build(asked ? options : { ...options, formats: [...options.formats, { type: "markdown" }] }).pipe(
+    const extras = { offlineJson: formats.offlineJsonOf(options) }
+    return build(asked ? options : { ...options, formats: [...options.formats, { type: "markdown" }] }, extras).pipe(
       Effect.flatMap((document) => formats.apply(options, page, document, owner)),
       Effect.map((document) => {
         if (!asked) delete document.markdown

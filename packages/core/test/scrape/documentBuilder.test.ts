@@ -37,6 +37,22 @@ describe("DocumentBuilder", () => {
     for (const document of threaded) expect(document).toEqual(inline)
   }, 30_000)
 
+  it("fills the json format offline on a content thread, as inline", async () => {
+    const schema = { type: "object", properties: { title: { type: "string" } } }
+    const withJson = Schema.decodeSync(ScrapeOptions)({ formats: ["markdown", { type: "json", schema }] })
+    const build = (builder: DocumentBuilder["Type"]) =>
+      builder.build(withJson, page(article), provenance, { offlineJson: schema })
+    const inline = await Effect.runPromise(Effect.flatMap(DocumentBuilder, build).pipe(Effect.provide(layerInline)))
+    const threaded = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(DocumentBuilder, build).pipe(Effect.provide(layerThreads({ threads: 1, inlineMaxChars: 0 }))),
+      ),
+    )
+    expect(inline.json).toEqual({ title: "Tidal Energy Explained" })
+    expect(inline.metadata.jsonMode).toBe("offline")
+    expect(threaded).toEqual(inline)
+  }, 30_000)
+
   it("fails a page that needs more memory than a thread may use, and keeps building the next ones", async () => {
     const huge = `<html><body>${"<div><p>word word word word</p></div>".repeat(400_000)}</body></html>`
     const [failed, next] = await Effect.runPromise(
