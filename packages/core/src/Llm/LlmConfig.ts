@@ -58,7 +58,10 @@ const providerEnv = {
   ollama: { apiKey: undefined, baseUrl: "OLLAMA_BASE_URL" },
 } as const
 
-/** Ollama's address as its own tools write it (`http://localhost:11434`) gains the `/v1` of its OpenAI API. */
+/**
+ * One spelling of each base URL: no trailing slash; Ollama's address as its own tools write it
+ * (`http://localhost:11434`) gains the `/v1` of its OpenAI API; Anthropic's loses the `/v1` its client adds itself.
+ */
 const normalizeBaseUrl = (spec: ModelSpec, url: string): Either.Either<string, string> => {
   let parsed: URL
   try {
@@ -69,6 +72,7 @@ const normalizeBaseUrl = (spec: ModelSpec, url: string): Either.Either<string, s
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
     return Either.left(`The base URL of ${spec.id} must be http or https: ${JSON.stringify(url)}`)
   const trimmed = url.replace(/\/+$/, "")
+  if (spec.provider === "anthropic") return Either.right(trimmed.replace(/\/v1$/, ""))
   return Either.right(
     spec.provider === "ollama" && (parsed.pathname === "/" || parsed.pathname === "") ? `${trimmed}/v1` : trimmed,
   )

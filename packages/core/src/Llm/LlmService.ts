@@ -119,7 +119,7 @@ export const make = (settings: ResolvedLlmSettings): Effect.Effect<LlmShape, nev
           `${id}: the content (about ${estimateTokens(content)} tokens) does not fit in ${MAX_CHUNKS} chunks; the rest was left out`,
         )
       if (chunks.length <= 1)
-        return yield* generateValue(structured, { system, user: withContent(request.prompt, content), target })
+        return yield* generateValue(structured, { system, user: withContent(request.prompt, chunks[0] ?? ""), target })
       yield* Effect.logDebug(`${id}: the content is asked in ${chunks.length} chunks`)
       const results = yield* Effect.forEach(
         chunks,

@@ -103,6 +103,25 @@ describe("content larger than the context", () => {
     ),
   )
 
+  it.live("keeps every request within the context when the content has no paragraph breaks to cut at", () =>
+    quiet(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const model = yield* fakeModel({ reply: extractor })
+          const llm = yield* llmFor(settingsFor("openai", model, { contextTokens: 4_096 }))
+          // One paragraph far longer than the context: it is cut, and what is sent is the cut, never the whole.
+          yield* llm.generateObject({
+            prompt: "List the products.",
+            content: `Product P0: ${"word ".repeat(60_000)}`,
+            schema,
+          })
+          expect(model.requests.length).toBeGreaterThan(0)
+          for (const request of model.requests) expect(estimateTokens(request.text)).toBeLessThan(4_096)
+        }),
+      ),
+    ),
+  )
+
   it.live("is cut after eight chunks, with a note", () =>
     quiet(
       Effect.scoped(

@@ -61,6 +61,10 @@ describe("model strings", () => {
     expect(
       Either.isRight(LlmConfig.resolveSettings({ model: "openai:gpt-4.1-mini", baseUrl: "http://127.0.0.1:9/v1" })),
     ).toBe(true)
+    // Anthropic's public API written with the `/v1` its docs show is the same API.
+    expect(
+      LlmConfig.resolveSettings({ model: "anthropic:claude-sonnet-4-5", baseUrl: "https://api.anthropic.com/v1/" }),
+    ).toEqual(Either.left("anthropic:claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY"))
     expect(LlmConfig.resolveSettings({ model: "ollama:llama3.1", baseUrl: "ftp://x" })).toEqual(
       Either.left(expect.stringContaining("must be http or https")),
     )
@@ -159,7 +163,9 @@ describe("lazy loading", () => {
     // What the engine imports to find out whether there is a model: no static import of the implementation.
     for (const file of ["LlmConfig.ts", "ModelSpec.ts", "Llm.ts", "LlmUsage.ts"]) {
       const source = readFileSync(new URL(`../../src/Llm/${file}`, import.meta.url), "utf8")
-      const imports = [...source.matchAll(/^import .* from "([^"]+)"/gm)].map((match) => match[1])
+      // Every static `import … from` and `export … from`, one line or several.
+      const imports = [...source.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms)].map((match) => match[1])
+      expect(imports.length).toBeGreaterThan(0)
       for (const target of imports) {
         expect(target).not.toMatch(/@effect\/ai|LlmService|providers\//)
       }

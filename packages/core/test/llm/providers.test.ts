@@ -282,12 +282,15 @@ describe("provider failures", () => {
   it.live("honours a short Retry-After on 429", () =>
     withFake(
       "openai",
-      replySequence({ status: 429, headers: { "retry-after": "0" } }, { json: product }),
+      replySequence({ status: 429, headers: { "retry-after": "2" } }, { json: product }),
       (llm, model) =>
         Effect.gen(function* () {
+          const started = Date.now()
           const result = yield* llm.generateObject(request)
           expect(result.value).toEqual(product)
           expect(model.requests).toHaveLength(2)
+          // Two seconds, not the first backoff's half second.
+          expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
         }),
     ),
   )

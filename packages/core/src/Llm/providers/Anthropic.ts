@@ -25,7 +25,8 @@ export const layer = (
   AnthropicLanguageModel.layer({ model: options.model, config: { max_tokens: options.maxTokens } }).pipe(
     Layer.provide(
       AnthropicClient.layer({
-        apiUrl: options.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
+        // Settled by the configuration: no trailing slash and no `/v1`, which the client adds.
+        apiUrl: options.baseUrl,
         ...(options.apiKey ? { apiKey: Redacted.make(options.apiKey) } : {}),
         transformClient: failOnErrorStatus,
       }),
