@@ -65,7 +65,9 @@ describe("webdata scrape in the browser", () => {
     expect(bad.code).toBe(1)
     expect(bad.stderr.trim().split("\n")).toHaveLength(1)
     expect(bad.stderr).toContain('Invalid --action "hover:#show"')
-    const missing = await webdata(["scrape", site.url, "--action", "click:#nowhere", "--timeout", "8000"])
+    // The action waits for its selector up to half the timeout: the other half covers starting Chromium on a loaded
+    // machine, where 4 s of 8 did not always suffice.
+    const missing = await webdata(["scrape", site.url, "--action", "click:#nowhere", "--timeout", "20000"])
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('Action 0 (click on "#nowhere") failed')
   })
