@@ -20,6 +20,7 @@ import { type LlmError, RequestError, ScrapeError } from "./Errors.js"
 import { ScrapeReplay } from "./Interact/ScrapeReplay.js"
 import { JobStore } from "./Jobs/JobStore.js"
 import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
+import { retryAfterMs } from "./Net/RetryAfter.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { FileParser } from "./Parse/FileParser.js"
 import { readFile } from "./Parse/ReadFile.js"
@@ -56,14 +57,7 @@ export class Scrape extends Context.Tag("@webdata/core/Scrape")<
   }
 >() {}
 
-/** `Retry-After` as seconds or an HTTP date, in milliseconds from `now`; absent or unreadable gives undefined. */
-export const retryAfterMs = (value: string | undefined, now: number): number | undefined => {
-  if (value === undefined || value.trim() === "") return undefined
-  const seconds = Number(value.trim())
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
+export { retryAfterMs } from "./Net/RetryAfter.js"
 
 /** The first invalid CSS selector of `includeTags` / `excludeTags`; the checker loads when a request first has some. */
 const selectorsModule = lazyModule(() => import("./Content/Selectors.js"))

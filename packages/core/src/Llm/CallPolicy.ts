@@ -6,6 +6,7 @@
  */
 import type * as AiError from "@effect/ai/AiError"
 import { Data, Duration, Effect } from "effect"
+import { retryAfterMs } from "../Net/RetryAfter.js"
 
 export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
   readonly reason: "Unavailable" | "Timeout" | "ProviderError"
@@ -42,15 +43,11 @@ const headerValue = (headers: Readonly<Record<string, string>>, name: string): s
 }
 
 /** `retry-after-ms` (OpenAI), else `Retry-After` in seconds or as an HTTP date. */
-export const retryAfterMs = (headers: Readonly<Record<string, string>>, now = Date.now()): number | undefined => {
-  const ms = Number(headerValue(headers, "retry-after-ms"))
-  if (headerValue(headers, "retry-after-ms") !== undefined && Number.isFinite(ms) && ms >= 0) return ms
-  const value = headerValue(headers, "retry-after")?.trim()
-  if (value === undefined || value === "") return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+const retryAfterOf = (headers: Readonly<Record<string, string>>, now = Date.now()): number | undefined => {
+  const exact = headerValue(headers, "retry-after-ms")
+  const ms = Number(exact)
+  if (exact !== undefined && Number.isFinite(ms) && ms >= 0) return ms
+  return retryAfterMs(headerValue(headers, "retry-after"), now)
 }
 
 const oneLine = (text: string, max = 300): string => {
@@ -78,7 +75,7 @@ export const classify = (error: AiError.AiError): ProviderFailure => {
           cause: error,
         })
       if (status === 429 || status === 408 || status >= 500) {
-        const wait = retryAfterMs(error.response.headers)
+        const wait = retryAfterOf(error.response.headers)
         return new ProviderFailure({
           reason: "Unavailable",
           message: `HTTP ${status}: ${said}`,
