@@ -15,6 +15,7 @@ import { extractCommand } from "./commands/extract.js"
 import { mapCommand } from "./commands/map.js"
 import { parseCommand } from "./commands/parse.js"
 import { scrapeCommand } from "./commands/scrape.js"
+import { searchCommand } from "./commands/search.js"
 import { serveCommand } from "./commands/serve.js"
 import { sessionCommand } from "./commands/session.js"
 import { workerCommand } from "./commands/worker.js"
@@ -32,7 +33,7 @@ const tracked = <Name extends string, R, E, A>(command: Command.Command<Name, R,
 
 export const webdata = Command.make("webdata").pipe(
   Command.withDescription(
-    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, extract structured data, run an agent, serve the Firecrawl-compatible API",
+    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, search the web, extract structured data, run an agent, serve the Firecrawl-compatible API",
   ),
   Command.withSubcommands([
     tracked(scrapeCommand),
@@ -40,6 +41,7 @@ export const webdata = Command.make("webdata").pipe(
     tracked(crawlCommand),
     tracked(batchCommand),
     tracked(mapCommand),
+    tracked(searchCommand),
     tracked(extractCommand),
     tracked(agentCommand),
     tracked(sessionCommand),

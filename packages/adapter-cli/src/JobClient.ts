@@ -46,6 +46,27 @@ export interface MapAnswer {
   readonly warning?: string
 }
 
+/** One result of a search, with its document's fields when it was scraped. */
+export interface SearchItem {
+  readonly url: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly position?: number | undefined
+  readonly imageUrl?: string | undefined
+  readonly markdown?: string | undefined
+}
+
+/** `POST /v2/search`'s answer. */
+export interface SearchAnswer {
+  readonly data: {
+    readonly web?: ReadonlyArray<SearchItem>
+    readonly news?: ReadonlyArray<SearchItem>
+    readonly images?: ReadonlyArray<SearchItem>
+  }
+  readonly creditsUsed?: number
+  readonly warning?: string
+}
+
 /** Pause between two status reads of an extract or agent run. */
 export const RUN_POLL = Duration.millis(500)
 
@@ -91,6 +112,8 @@ export interface JobClientShape {
   readonly errors: (kind: JobKind, id: string) => Effect.Effect<ReadonlyArray<PageFailure>, CliFailure>
   /** `POST /v2/map`. */
   readonly map: (body: Record<string, unknown>) => Effect.Effect<MapAnswer, CliFailure>
+  /** `POST /v2/search`. */
+  readonly search: (body: Record<string, unknown>) => Effect.Effect<SearchAnswer, CliFailure>
   /** `POST /v2/extract`. */
   readonly startExtract: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
   readonly extractStatus: (id: string) => Effect.Effect<ExtractAnswer, CliFailure>

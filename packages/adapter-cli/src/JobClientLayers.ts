@@ -17,11 +17,13 @@ import {
   Decode,
   type Document,
   decodeMapRequest,
+  decodeSearchRequest,
   Extract,
   ExtractRequest,
   JobControl,
   type JobStatus,
   Map as MapModule,
+  Search,
 } from "@webdata/core/engine"
 import { MemoryJobStore } from "@webdata/core/jobs"
 import { Chunk, Config, Effect, Layer, Option, Stream } from "effect"
@@ -34,6 +36,7 @@ import {
   type JobKind,
   type MapLink,
   RUN_POLL,
+  type SearchAnswer,
   type StartedJob,
 } from "./JobClient.js"
 import { localEngine } from "./LocalEngine.js"
@@ -60,6 +63,7 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
     const mapper = yield* MapModule.MapService
     const extract = yield* Extract.Extract
     const agent = yield* Agent.Agent
+    const searcher = yield* Search.Search
     // Jobs started here have no owner (like the library's), so every call passes `null`.
     return {
       start: (kind, body) =>
@@ -89,6 +93,11 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
           Effect.mapError(fail),
         ),
       map: (body) => decodeMapRequest(body).pipe(Effect.flatMap(mapper.map), Effect.mapError(fail)),
+      search: (body) =>
+        decodeSearchRequest(body).pipe(
+          Effect.flatMap((request) => searcher.search(request, null)),
+          Effect.mapError(fail),
+        ),
       startExtract: (body) =>
         extract.start(body, null).pipe(
           Effect.map((started) => ({
@@ -125,6 +134,7 @@ interface ApiAnswer {
   readonly errors?: ReadonlyArray<{ readonly url?: string; readonly error?: string }>
   readonly links?: ReadonlyArray<MapLink>
   readonly warning?: string
+  readonly creditsUsed?: number
 }
 
 const jobPath = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2/batch/scrape")
@@ -134,6 +144,7 @@ const validators = {
   crawl: Decode.decodeStrict(CrawlRequest),
   batch: Decode.decodeStrict(BatchScrapeRequest),
   map: decodeMapRequest,
+  search: decodeSearchRequest,
   extract: Decode.decodeStrict(ExtractRequest),
   agent: Decode.decodeStrict(AgentRequest),
 }
@@ -234,6 +245,16 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
             links: answer.links ?? [],
             ...(answer.warning !== undefined ? { warning: answer.warning } : {}),
           })),
+        search: (body) =>
+          Effect.map(
+            post("/v2/search", body, validators.search),
+            (answer) =>
+              ({
+                data: (answer.data ?? {}) as unknown as SearchAnswer["data"],
+                ...(answer.creditsUsed !== undefined ? { creditsUsed: answer.creditsUsed } : {}),
+                ...(answer.warning !== undefined ? { warning: answer.warning } : {}),
+              }) satisfies SearchAnswer,
+          ),
         startExtract: (body) => Effect.flatMap(post("/v2/extract", body, validators.extract), startedBy),
         extractStatus: (id) =>
           Effect.map(

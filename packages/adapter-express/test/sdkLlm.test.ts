@@ -41,7 +41,11 @@ beforeAll(async () => {
     engine: Engine.layer({
       allowPrivateAddresses: true,
       llm: { model: "openai-chat:sdk-test", baseUrl: model.baseUrl, apiKey: "k" },
-      search: Layer.succeed(SearchProvider, { search: () => Effect.succeed([]) }),
+      search: Layer.succeed(SearchProvider, {
+        name: "empty",
+        sources: ["web"],
+        search: () => Effect.succeed({ hits: [], provider: "empty" }),
+      }),
     }),
     serverConfig: ServerConfig.layer({ apiKeys: ["test-key"] }),
   })

@@ -49,7 +49,10 @@ import * as HeapGrowth from "./Process/HeapGrowth.js"
 import * as Logging from "./Process/Logging.js"
 import * as DocumentBuilder from "./Scrape/DocumentBuilder.js"
 import * as Scrape from "./Scrape.js"
+import * as LocalIndex from "./Search/LocalIndex.js"
 import type { SearchProvider } from "./Search/SearchProvider.js"
+import * as SearchSettings from "./Search/SearchSettings.js"
+import * as SearchModule from "./Search.js"
 
 export interface EngineOptions {
   /** Let targets on loopback, private and link-local addresses through the URL guard. Default false. */
@@ -113,8 +116,14 @@ export interface EngineOptions {
    * `LLM_NOT_CONFIGURED` (`WEBDATA_LLM`).
    */
   readonly llm?: LlmConfig.LlmSettings | Layer.Layer<Llm>
-  /** Web search, for extract without URLs and the agent's `search` tool. */
-  readonly search?: Layer.Layer<SearchProvider>
+  /**
+   * Web search providers, in order (a fallback chain): `"local"` (the index of every page this engine scraped; the
+   * default), `"duckduckgo"`, `{ provider: "searxng", url }`, `{ provider: "brave", apiKey }`,
+   * `{ provider: "serper", apiKey }`, or a provider of your own; or a layer that provides one (`WEBDATA_SEARCH`).
+   */
+  readonly search?: ReadonlyArray<SearchSettings.SearchProviderSetting> | Layer.Layer<SearchProvider>
+  /** Who finds what in the local index: `key` (each API key what it fetched; the default) or `global`. */
+  readonly searchIndex?: LocalIndex.LocalIndexOptions
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
 }
@@ -130,6 +139,7 @@ export type EngineServices =
   | LlmUsage.LlmUsage
   | JobControl.JobControl
   | MapService
+  | SearchModule.Search
   | JobStore
   | UrlGuard.UrlGuard
   | InteractSessions.InteractSessions
@@ -153,7 +163,8 @@ interface Parts {
   readonly proxies: Layer.Layer<Proxies.Proxies>
   readonly artifacts: Layer.Layer<ArtifactStore> | undefined
   readonly llm: Layer.Layer<Llm> | undefined
-  readonly search: Layer.Layer<SearchProvider> | undefined
+  readonly search: Layer.Layer<SearchProvider, never, LocalIndex.LocalIndex>
+  readonly localIndex: Layer.Layer<LocalIndex.LocalIndex, never, JobStore>
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
@@ -167,12 +178,12 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     parts.artifacts ?? Layer.empty,
     parts.parser ?? Layer.empty,
     parts.llm ?? Layer.empty,
-    parts.search ?? Layer.empty,
     LlmUsage.layer,
     ScrapeReplay.layer,
   )
+  const searching = parts.search.pipe(Layer.provideMerge(parts.localIndex), Layer.provideMerge(base))
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
-  const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(base))
+  const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(searching))
   const cache = parts.cacheOff ? ScrapeCache.layerDisabled : StoreScrapeCache.layerFromJobStore
   const scrape = Layer.mergeAll(Scrape.layer, ParseModule.layer, MapModule.layer).pipe(
     Layer.provide(cache),
@@ -184,7 +195,9 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     Layer.provide(Layer.merge(RobotsCache.layer, AgentSteps.layer)),
     Layer.provideMerge(scrape),
   )
-  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer).pipe(Layer.provideMerge(JobControl.layer))
+  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer, SearchModule.layer).pipe(
+    Layer.provideMerge(JobControl.layer),
+  )
   const services = Layer.mergeAll(
     CrawlModule.layer,
     BatchScrapeModule.layer,
@@ -256,7 +269,10 @@ const layerWith = (
     interact: InteractSessions.configLayer(options.interact),
     proxies: settings.proxies,
     llm: settings.llm,
-    search: options.search,
+    search: Layer.isLayer(options.search)
+      ? (options.search as Layer.Layer<SearchProvider>)
+      : SearchSettings.layer(options.search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined),
+    localIndex: LocalIndex.layer(options.searchIndex),
     artifacts:
       options.artifacts === undefined
         ? undefined
@@ -280,6 +296,7 @@ export const layerConfig = (
       const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
       const artifacts = yield* ArtifactsConfig.layerConfig
       const llm = yield* LlmConfig.layerConfig
+      const search = yield* SearchSettings.settingsConfig
       return assemble({
         guard: UrlGuard.layerConfig,
         fetcher: Layer.orDie(HttpFetcher.layerConfig),
@@ -297,7 +314,8 @@ export const layerConfig = (
         proxies: Layer.orDie(Proxies.layerConfig),
         artifacts: Option.getOrUndefined(artifacts),
         llm: Option.getOrUndefined(llm),
-        search: undefined,
+        search: SearchSettings.layer(search),
+        localIndex: Layer.orDie(LocalIndex.layerConfig),
       })
     }).pipe(Effect.orDie),
   )

@@ -21,6 +21,7 @@ export {
   type ParseOptionsInput,
 } from "./Domain/ParseOptions.js"
 export { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
+export { decodeSearchRequest, SearchRequest, type SearchRequestInput } from "./Domain/SearchRequest.js"
 export { urlProblem, withScheme } from "./Domain/Url.js"
 export type { EngineOptions, EngineServices } from "./Engine.js"
 export * as Engine from "./Engine.js"
@@ -40,6 +41,9 @@ export * as Parse from "./Parse.js"
 export { startModuleWorker } from "./Process/ModuleWorker.js"
 export * as Scrape from "./Scrape.js"
 export * from "./Search/SearchProvider.js"
+export type { SearchProviderSetting } from "./Search/SearchSettings.js"
+export type { SearchData, SearchOutcome, SearchResultItem } from "./Search.js"
+export * as Search from "./Search.js"
 export {
   type AgentOptions,
   type AgentRun,
@@ -51,6 +55,7 @@ export {
   type JobSnapshot,
   type MapOptions,
   type PageOptions,
+  type SearchOptions,
   Webdata,
   WebdataError,
   type WebdataOptions,

@@ -2,7 +2,7 @@
  * The one place where engine errors get Firecrawl's status codes and error codes. Pure (no HTTP types), so that the
  * engine and the facade use it without loading the HTTP stack; `Http/ErrorResponse.ts` turns it into responses.
  */
-import type { EngineError, LlmError, MapError, RequestError, ScrapeError } from "./Errors.js"
+import type { EngineError, LlmError, MapError, RequestError, ScrapeError, SearchError } from "./Errors.js"
 
 export interface Mapped {
   readonly status: number
@@ -53,6 +53,16 @@ const llmStatus: Record<LlmError["reason"], readonly [number, string]> = {
   InvalidOutput: [502, "LLM_INVALID_OUTPUT"],
 }
 
+// Timeout is Firecrawl's 408; the rest are 502: the server worked, the provider behind it did not.
+const searchStatus: Record<SearchError["reason"], readonly [number, string]> = {
+  Timeout: [408, "SCRAPE_TIMEOUT"],
+  Unavailable: [502, "SEARCH_UNAVAILABLE"],
+  Refused: [502, "SEARCH_REFUSED"],
+  RateLimited: [502, "SEARCH_RATE_LIMITED"],
+  InvalidResponse: [502, "SEARCH_INVALID_RESPONSE"],
+  Unsupported: [400, "SEARCH_SOURCE_UNSUPPORTED"],
+}
+
 const statusOf = (error: EngineError): readonly [number, string] => {
   switch (error._tag) {
     case "RequestError":
@@ -63,6 +73,8 @@ const statusOf = (error: EngineError): readonly [number, string] => {
       return mapStatus[error.reason]
     case "LlmError":
       return llmStatus[error.reason]
+    case "SearchError":
+      return searchStatus[error.reason]
   }
 }
 

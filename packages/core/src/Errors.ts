@@ -90,4 +90,23 @@ export class LlmError extends Schema.TaggedError<LlmError>()("LlmError", {
   cause: Schema.optional(Schema.Defect),
 }) {}
 
-export type EngineError = RequestError | ScrapeError | MapError | LlmError
+/** A web search that could not be answered (see `Search/SearchProvider.ts`). */
+export class SearchError extends Schema.TaggedError<SearchError>()("SearchError", {
+  reason: Schema.Literal(
+    /** Not reachable, or it answered a server error. */
+    "Unavailable",
+    /** No answer within the query's budget. */
+    "Timeout",
+    /** It refused the request: a bad or missing key, a blocked client, a captcha. */
+    "Refused",
+    /** 429, or the provider's own rate limit. */
+    "RateLimited",
+    /** An answer that is not the provider's format. */
+    "InvalidResponse",
+    /** The provider has no such source (DuckDuckGo has no news, the local index no images). */
+    "Unsupported",
+  ),
+  message: Schema.String,
+}) {}
+
+export type EngineError = RequestError | ScrapeError | MapError | LlmError | SearchError

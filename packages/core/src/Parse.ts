@@ -2,7 +2,7 @@
  * The parse service: an uploaded file (bytes, name, type) in, one Document out, through the same file parsers and
  * content pipeline as a scraped file. Nothing is fetched.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import type { Document } from "./Domain/Document.js"
 import type { ParseOptions } from "./Domain/ParseOptions.js"
@@ -13,6 +13,7 @@ import { readFile } from "./Parse/ReadFile.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 import { makeLlmFormats, withLlmFormats } from "./Scrape/LlmFormats.js"
+import { LocalIndex, recordDocument } from "./Search/LocalIndex.js"
 
 export interface UploadedFile {
   readonly bytes: Uint8Array
@@ -24,9 +25,11 @@ export interface UploadedFile {
 export class Parse extends Context.Tag("@webdata/core/Parse")<
   Parse,
   {
+    /** `owner`: who uploaded the file (the API key's owner digest; default `null`), whose search index gets it. */
     readonly parse: (
       file: UploadedFile,
       options: ParseOptions & ScrapeOptions,
+      owner?: string | null,
     ) => Effect.Effect<Document, ScrapeError | RequestError | LlmError>
   }
 >() {}
@@ -39,8 +42,13 @@ export const make = Effect.gen(function* () {
   const builder = yield* DocumentBuilder
   const engines = yield* availableEngines
   const llmFormats = yield* makeLlmFormats
+  const searchIndex = Option.getOrUndefined(yield* Effect.serviceOption(LocalIndex))
   return {
-    parse: Effect.fn("Parse.parse")(function* (file: UploadedFile, options: ParseOptions & ScrapeOptions) {
+    parse: Effect.fn("Parse.parse")(function* (
+      file: UploadedFile,
+      options: ParseOptions & ScrapeOptions,
+      owner: string | null = null,
+    ) {
       // Decoding refused what an upload can never have; what needs a model is refused here, where it is known.
       const unsupported = unsupportedOption(options, { ...engines, browser: false })
       if (unsupported !== undefined) return yield* unsupported
@@ -53,9 +61,14 @@ export const make = Effect.gen(function* () {
         parser,
       )
       const page = { url, statusCode: 200, ...content }
-      return yield* withLlmFormats(llmFormats, (each, extras) =>
+      const document = yield* withLlmFormats(llmFormats, (each, extras) =>
         builder.build(each, page, { sourceURL: url, scrapeId: uuidv7(), cacheState: "miss" }, extras),
       )(options, page, null)
+      yield* recordDocument(searchIndex, owner, document, {
+        zeroDataRetention: options.zeroDataRetention,
+        upload: true,
+      })
+      return document
     }),
   }
 })

@@ -30,6 +30,7 @@ import { availableEngines, browserOptionOf, unsupportedOption } from "./Scrape/C
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
 import { makeLlmFormats, withLlmFormats } from "./Scrape/LlmFormats.js"
 import { pdfCacheSuffix } from "./Scrape/PdfOutput.js"
+import { LocalIndex, recordDocument } from "./Search/LocalIndex.js"
 
 /** What `scrape` takes: the target as sent (it becomes `metadata.sourceURL`) and decoded scrape options. */
 export type ScrapeInput = ScrapeOptions & {
@@ -104,6 +105,7 @@ export const make = Effect.gen(function* () {
   const artifacts = Option.getOrUndefined(yield* Effect.serviceOption(ArtifactStore))
   const replays = Option.getOrUndefined(yield* Effect.serviceOption(ScrapeReplay))
   const parser = yield* Effect.serviceOption(FileParser)
+  const searchIndex = Option.getOrUndefined(yield* Effect.serviceOption(LocalIndex))
   /** A `data:` URL of the browser's, as the artifact store's URL when there is one. */
   const stored = (url: string): Effect.Effect<string> => {
     const artifact = artifacts === undefined ? undefined : fromDataUrl(url)
@@ -300,6 +302,8 @@ export const make = Effect.gen(function* () {
       ...(screenshot !== undefined ? { screenshot } : {}),
       ...(actions !== undefined ? { actions } : {}),
     }
+    // Fetched pages feed the local search index (a copy from the cache was indexed when it was fetched).
+    yield* recordDocument(searchIndex, input.owner ?? null, document, { zeroDataRetention: input.zeroDataRetention })
     const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
     return outcome
   })

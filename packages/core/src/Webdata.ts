@@ -20,6 +20,7 @@ import type { ExtractRequestInput } from "./Domain/ExtractRequest.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
 import { decodeParseOptionsValue, type ParseOptionsInput } from "./Domain/ParseOptions.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
+import { decodeSearchRequest, type SearchRequestInput } from "./Domain/SearchRequest.js"
 import * as Engine from "./Engine.js"
 import { mapError } from "./ErrorCodes.js"
 import { type EngineError, RequestError } from "./Errors.js"
@@ -31,6 +32,7 @@ import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.
 import { type MapResult, MapService } from "./Map.js"
 import { Parse } from "./Parse.js"
 import { Scrape } from "./Scrape.js"
+import { Search, type SearchOutcome } from "./Search.js"
 import { type InteractOptions, type Runner, WebdataSession } from "./WebdataSession.js"
 
 /** A failed engine call: `code` is the API's error code (`SCRAPE_TIMEOUT`, `BAD_REQUEST`, ...). */
@@ -96,6 +98,7 @@ export interface JobSnapshot {
 export type CrawlOptions = Omit<CrawlRequestInput, "url">
 export type BatchScrapeOptions = Omit<BatchScrapeRequestInput, "urls">
 export type MapOptions = Omit<MapRequestInput, "url">
+export type SearchOptions = Omit<SearchRequestInput, "query">
 export type ExtractOptions = ExtractRequestInput
 export type AgentOptions = Omit<AgentRequestInput, "prompt">
 
@@ -276,6 +279,19 @@ export class Webdata {
       Effect.gen(function* () {
         const request = yield* decodeMapRequest({ ...options, url })
         return yield* (yield* MapService).map(request)
+      }),
+    )
+  }
+
+  /**
+   * Searches the web (the providers of `search`; by default the local index of every page this engine scraped):
+   * `data.web`, `data.news`, `data.images` as `sources` asks, each result scraped when `scrapeOptions.formats` is given.
+   */
+  search(query: string, options: SearchOptions = {}): Promise<SearchOutcome> {
+    return this.#run(
+      Effect.gen(function* () {
+        const request = yield* decodeSearchRequest({ ...options, query })
+        return yield* (yield* Search).search(request, null)
       }),
     )
   }

@@ -10,6 +10,7 @@ export * from "./Domain/Document.js"
 export * from "./Domain/Formats.js"
 export * from "./Domain/MapRequest.js"
 export * from "./Domain/ScrapeOptions.js"
+export * from "./Domain/SearchRequest.js"
 export * from "./Domain/Webhook.js"
 // The engine, its errors and the Promise facade: the same exports as `@webdata/core/engine`.
 export * from "./EngineOnly.js"

@@ -2,6 +2,7 @@
 import type { ScrapeCache } from "@webdata/core"
 import {
   decodeJson,
+  type IndexedEntry,
   type Job,
   type JobErrorRecord,
   type JobKind,
@@ -78,6 +79,17 @@ export interface CacheRow {
   readonly file: string | null
 }
 
+export interface IndexRow {
+  readonly seq: number
+  /** '' for a null owner. */
+  readonly owner: string
+  readonly url: string
+  readonly title: string | null
+  readonly description: string | null
+  readonly content: string
+  readonly scraped_at: number
+}
+
 export const toJob = (row: JobRow): Effect.Effect<Job, StoreError> =>
   Effect.gen(function* () {
     const options = yield* decodeJson(row.options)
@@ -145,4 +157,14 @@ export const toCachedPage = (row: CacheRow): ScrapeCache.CachedPage => ({
   body: row.body,
   cachedAt: row.cached_at,
   ...(row.file !== null ? { file: JSON.parse(row.file) as ScrapeCache.CachedPage["file"] } : {}),
+})
+
+export const toIndexedEntry = (row: IndexRow): IndexedEntry => ({
+  owner: row.owner === "" ? null : row.owner,
+  url: row.url,
+  ...(row.title !== null ? { title: row.title } : {}),
+  ...(row.description !== null ? { description: row.description } : {}),
+  content: row.content,
+  scrapedAt: row.scraped_at,
+  seq: row.seq,
 })

@@ -39,11 +39,13 @@ import {
   type CacheRow,
   type DocumentRow,
   type ErrorRow,
+  type IndexRow,
   type JobRow,
   type TaskRow,
   toCachedPage,
   toDocument,
   toError,
+  toIndexedEntry,
   toJob,
   toTask,
 } from "./Rows.js"
@@ -504,6 +506,45 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         ),
       ),
 
+    indexPage: (page) =>
+      orStoreError(
+        Effect.asVoid(
+          sql`INSERT OR REPLACE INTO search_index ${sql.insert({
+            owner: page.owner ?? "",
+            url: page.url,
+            title: page.title ?? null,
+            description: page.description ?? null,
+            content: page.content,
+            scraped_at: page.scrapedAt,
+          })}`,
+        ),
+      ),
+
+    indexedSince: (afterSeq, limit) =>
+      orStoreError(
+        Effect.map(
+          sql<IndexRow>`SELECT * FROM search_index WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${Math.max(0, limit)}`,
+          Arr.map(toIndexedEntry),
+        ),
+      ),
+
+    indexedPages: (keys) =>
+      orStoreError(
+        Effect.map(
+          Effect.forEach(
+            Arr.chunksOf(
+              Arr.dedupeWith(keys, (a, b) => a.owner === b.owner && a.url === b.url),
+              CHUNK / 2,
+            ),
+            (chunk) =>
+              sql<IndexRow>`SELECT * FROM search_index WHERE ${sql.or(
+                chunk.map((key) => sql`(owner = ${key.owner ?? ""} AND url = ${key.url})`),
+              )}`,
+          ),
+          (chunks) => chunks.flat().map(toIndexedEntry),
+        ),
+      ),
+
     purgeExpired: (now, options = {}) =>
       write(
         Effect.gen(function* () {
@@ -518,7 +559,11 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
             options.cacheBefore === undefined
               ? 0
               : yield* changes(sql`DELETE FROM scrape_cache WHERE cached_at < ${options.cacheBefore}`)
-          return { jobs, tasks, documents, errors, scrapes, cache }
+          const indexed =
+            options.indexBefore === undefined
+              ? 0
+              : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
+          return { jobs, tasks, documents, errors, scrapes, cache, indexed }
         }),
       ),
   }

@@ -26,6 +26,7 @@ import { MapService } from "../Map.js"
 import { availableEngines, LLM_HOW_TO } from "../Scrape/Capabilities.js"
 import { Scrape } from "../Scrape.js"
 import { SearchProvider } from "../Search/SearchProvider.js"
+import { webResults } from "../Search.js"
 import { type AgentStep, type AgentTool, spentBy } from "./AgentStep.js"
 
 const STEP = "step:"
@@ -222,7 +223,7 @@ export const make = Effect.gen(function* () {
               credits: 0,
               usage: NO_USAGE,
             }
-          const results = yield* search.search({ query: action.query ?? "", limit: SEARCH_RESULTS })
+          const results = yield* webResults(Option.some(search), action.query ?? "", SEARCH_RESULTS, job.owner)
           return {
             output: `${results.length} results`,
             observation:

@@ -23,6 +23,7 @@ import { Document } from "../Domain/Document.js"
 import { ExtractRequest } from "../Domain/ExtractRequest.js"
 import { MapRequest } from "../Domain/MapRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
+import { SearchRequest } from "../Domain/SearchRequest.js"
 
 const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
 const BAD_REQUEST_DESCRIPTION =
@@ -367,6 +368,66 @@ const mapGroup = HttpApiGroup.make("map")
   )
   .middleware(Authorization)
 
+const searchItemFields = {
+  url: Schema.String,
+  title: Schema.optional(Schema.String),
+  description: Schema.optional(Schema.String),
+  /** Words of the page around the query terms (the local index, some providers). */
+  snippet: Schema.optional(Schema.String),
+  position: Schema.Int,
+  category: Schema.optional(Schema.Literal("github", "research", "pdf")),
+}
+/** A scraped result also carries its document's fields (markdown, html, links, metadata, ...). */
+const documentFields = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const SearchResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  data: Schema.Struct({
+    web: Schema.optional(Schema.Array(Schema.Struct(searchItemFields, documentFields))),
+    news: Schema.optional(
+      Schema.Array(
+        Schema.Struct(
+          { ...searchItemFields, date: Schema.optional(Schema.String), imageUrl: Schema.optional(Schema.String) },
+          documentFields,
+        ),
+      ),
+    ),
+    images: Schema.optional(
+      Schema.Array(
+        Schema.Struct({
+          url: Schema.String,
+          title: Schema.optional(Schema.String),
+          imageUrl: Schema.optional(Schema.String),
+          imageWidth: Schema.optional(Schema.Number),
+          imageHeight: Schema.optional(Schema.Number),
+          position: Schema.Int,
+        }),
+      ),
+    ),
+  }),
+  creditsUsed: Schema.Number,
+  id: Schema.String,
+  warning: Schema.optional(Schema.String),
+}).annotations({ identifier: "SearchResponse" })
+
+const searchGroup = HttpApiGroup.make("search")
+  .add(
+    HttpApiEndpoint.post("search", "/v2/search")
+      .setPayload(SearchRequest)
+      .addSuccess(SearchResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .addError(errorBody(408, "The search found nothing within its timeout (SCRAPE_TIMEOUT)"))
+      .addError(
+        errorBody(502, "No configured search provider could answer (SEARCH_UNAVAILABLE, SEARCH_RATE_LIMITED, ...)"),
+      )
+      .annotate(OpenApi.Summary, "Search the web, and optionally scrape the results")
+      .annotate(
+        OpenApi.Description,
+        "Asks the configured providers (WEBDATA_SEARCH: the local index of scraped pages, SearXNG, Brave, DuckDuckGo, Serper) for web, news and image results; with `scrapeOptions.formats` each web and news result is scraped.",
+      ),
+  )
+  .middleware(Authorization)
+
 export const SessionResponse = Schema.Struct({
   success: Schema.Literal(true),
   id: Schema.String,
@@ -645,6 +706,7 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(crawlGroup)
   .add(batchGroup)
   .add(mapGroup)
+  .add(searchGroup)
   .add(extractGroup)
   .add(agentGroup)
   .add(interactGroup)

@@ -5,12 +5,14 @@ import { decodeStrict } from "../Domain/Decode.js"
 import { decodeMapRequest } from "../Domain/MapRequest.js"
 import { decodeParseOptions } from "../Domain/ParseOptions.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
+import { decodeSearchRequest } from "../Domain/SearchRequest.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { newId } from "../Jobs/JobStore.js"
 import { ownerOf } from "../Jobs/Owner.js"
 import { MapService } from "../Map.js"
 import { Parse } from "../Parse.js"
 import { Scrape } from "../Scrape.js"
+import { Search } from "../Search.js"
 import { VERSION } from "../Version.js"
 import { AgentHandlers } from "./AgentHandlers.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -63,7 +65,7 @@ export const ParseHandlers = HttpApiBuilder.group(WebdataApi, "parse", (handlers
         Effect.gen(function* () {
           const upload = yield* readUpload(request, maxUploadBytes)
           const options = yield* decodeParseOptions(upload.options)
-          const data = yield* parser.parse(upload.file, options)
+          const data = yield* parser.parse(upload.file, options, ownerOf((yield* Caller).apiKey))
           return { success: true, data }
         }),
       ),
@@ -99,6 +101,20 @@ export const MapHandlers = HttpApiBuilder.group(WebdataApi, "map", (handlers) =>
   ),
 )
 
+export const SearchHandlers = HttpApiBuilder.group(WebdataApi, "search", (handlers) =>
+  Effect.map(Search, (searcher) =>
+    handlers.handleRaw("search", ({ request }) =>
+      respond(
+        Effect.gen(function* () {
+          const input = yield* decodeSearchRequest(yield* readJsonBody(request))
+          const outcome = yield* searcher.search(input, ownerOf((yield* Caller).apiKey))
+          return { success: true, ...outcome }
+        }),
+      ),
+    ),
+  ),
+)
+
 export const layer = Layer.mergeAll(
   ScrapeHandlers,
   ParseHandlers,
@@ -106,6 +122,7 @@ export const layer = Layer.mergeAll(
   CrawlHandlers,
   BatchHandlers,
   MapHandlers,
+  SearchHandlers,
   ExtractHandlers,
   AgentHandlers,
   InteractHandlers,

@@ -201,6 +201,8 @@ export interface JobErrors {
 export interface PurgeOptions {
   /** Also delete cache entries cached before this instant. */
   readonly cacheBefore?: number
+  /** Also delete search index entries scraped before this instant. */
+  readonly indexBefore?: number
 }
 
 /** What `purgeExpired` deleted. */
@@ -211,6 +213,29 @@ export interface PurgeCounts {
   readonly errors: number
   readonly scrapes: number
   readonly cache: number
+  readonly indexed: number
+}
+
+/** Which page of the search index: one per owner and URL. */
+export interface IndexKey {
+  /** Who fetched the page (`null`: the embedded library, a server without keys). */
+  readonly owner: string | null
+  /** The page's final URL (after redirects). */
+  readonly url: string
+}
+
+/** A page of the local search index: the text a scrape, crawl or parse of `url` produced for `owner`. */
+export interface IndexedPage extends IndexKey {
+  readonly title?: string
+  readonly description?: string
+  /** The text indexed (the page's markdown). */
+  readonly content: string
+  readonly scrapedAt: number
+}
+
+export interface IndexedEntry extends IndexedPage {
+  /** Positive, and higher than that of every entry written before (replaced ones included). */
+  readonly seq: number
 }
 
 export interface JobStoreShape {
@@ -308,8 +333,23 @@ export interface JobStoreShape {
   readonly cacheSet: (key: string, page: CachedPage) => Effect.Effect<void, StoreError>
 
   /**
+   * Adds a page to the search index, or replaces the page of the same owner and URL: the newest write wins and takes
+   * a `seq` higher than any before, so that readers following `indexedSince` see it again. A store may drop its
+   * oldest entries to stay within its bounds (the memory store does).
+   */
+  readonly indexPage: (page: IndexedPage) => Effect.Effect<void, StoreError>
+  /**
+   * The entries with `seq > afterSeq`, at most `limit`, in `seq` order (a replaced page only in its newest version):
+   * every process on the store keeps its in-memory index current by reading what came after the last seq it saw.
+   */
+  readonly indexedSince: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<IndexedEntry>, StoreError>
+  /** The current entries of `keys`, in no particular order; keys with no entry (never indexed, purged) are left out. */
+  readonly indexedPages: (keys: ReadonlyArray<IndexKey>) => Effect.Effect<ReadonlyArray<IndexedEntry>, StoreError>
+
+  /**
    * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors and robots-blocked URLs
-   * (whatever their status), the scrapes with `expiresAt <= now`, and the cache entries older than `cacheBefore`.
+   * (whatever their status), the scrapes with `expiresAt <= now`, the cache entries older than `cacheBefore`, and
+   * the search index entries scraped before `indexBefore`.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeCounts, StoreError>
 }

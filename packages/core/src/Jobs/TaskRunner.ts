@@ -23,6 +23,7 @@ import { MapService } from "../Map.js"
 import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
 import { SearchProvider } from "../Search/SearchProvider.js"
+import { webResults } from "../Search.js"
 import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
 import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
 import { hostGate, jobGate, Politeness } from "./Politeness.js"
@@ -179,13 +180,14 @@ export const make = Effect.gen(function* () {
           Effect.mapError(mapError),
           Effect.either,
         )
-      : Option.isNone(search)
-        ? Either.left({ code: "SEARCH_NOT_CONFIGURED", message: "No search provider is configured." })
-        : yield* search.value.search({ query: task.url.replace(/^search:/, ""), limit: 5 }).pipe(
-            Effect.map((results) => results.map((result) => result.url)),
-            Effect.mapError((error) => ({ code: "SEARCH_FAILED", message: error.message })),
-            Effect.either,
-          )
+      : yield* webResults(search, task.url.replace(/^search:/, ""), 5, context.job.owner).pipe(
+          Effect.map((results) => results.map((result) => result.url)),
+          Effect.mapError((error) => ({
+            code: error.reason === "Unsupported" ? "SEARCH_NOT_CONFIGURED" : "SEARCH_FAILED",
+            message: error.message,
+          })),
+          Effect.either,
+        )
     if (Either.isLeft(found)) {
       yield* complete(context, lease, { now: Date.now(), error: found.left, discovered: [], robotsBlocked: [] })
       return

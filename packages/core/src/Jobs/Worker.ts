@@ -27,6 +27,8 @@ export interface WorkerOptions {
   readonly purgeEveryMs?: number
   /** Cached pages older than this are purged. Default 2 days (v2's default `maxAge`). */
   readonly cacheTtlMs?: number
+  /** Local search index entries not scraped again for this long are purged. Default 30 days. */
+  readonly searchIndexTtlMs?: number
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -37,6 +39,7 @@ const defaults = {
   pollMs: 250,
   purgeEveryMs: 60_000,
   cacheTtlMs: 2 * DAY_MS,
+  searchIndexTtlMs: 30 * DAY_MS,
 } satisfies Required<WorkerOptions>
 
 /** Runs the worker loop for the lifetime of the scope. */
@@ -144,7 +147,10 @@ export const run = (options: WorkerOptions = {}) =>
 
     const purge = Effect.suspend(() => {
       const now = Date.now()
-      return store.purgeExpired(now, { cacheBefore: now - settings.cacheTtlMs })
+      return store.purgeExpired(now, {
+        cacheBefore: now - settings.cacheTtlMs,
+        indexBefore: now - settings.searchIndexTtlMs,
+      })
     }).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
 
     yield* Effect.forkScoped(listen)
@@ -160,7 +166,10 @@ export const run = (options: WorkerOptions = {}) =>
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> =>
   Layer.scopedDiscard(run(options))
 
-/** The worker configured by `WEBDATA_WORKER_CONCURRENCY` and `WEBDATA_CACHE_TTL_HOURS` (docs/configuration.md). */
+/**
+ * The worker configured by `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_CACHE_TTL_HOURS` and
+ * `WEBDATA_SEARCH_INDEX_TTL_HOURS` (docs/configuration.md).
+ */
 export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
   Effect.gen(function* () {
     const concurrency = yield* Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
@@ -171,6 +180,11 @@ export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | Work
       Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
       Config.withDefault(defaults.cacheTtlMs / (60 * 60 * 1000)),
     )
-    return layer({ concurrency, cacheTtlMs: Math.round(cacheTtlHours * 60 * 60 * 1000) })
+    const indexTtlHours = yield* Config.number("WEBDATA_SEARCH_INDEX_TTL_HOURS").pipe(
+      Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
+      Config.withDefault(defaults.searchIndexTtlMs / (60 * 60 * 1000)),
+    )
+    const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
+    return layer({ concurrency, cacheTtlMs: hours(cacheTtlHours), searchIndexTtlMs: hours(indexTtlHours) })
   }).pipe(Effect.orDie),
 )

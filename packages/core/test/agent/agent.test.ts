@@ -20,10 +20,15 @@ const kettle = PRODUCTS[0]!
 const searches: Array<string> = []
 
 const search = Layer.succeed(SearchProvider, {
+  name: "scripted",
+  sources: ["web"],
   search: ({ query }) =>
     Effect.sync(() => {
       searches.push(query)
-      return PRODUCTS.map((product) => ({ url: `${kit.site.url}${product.path}`, title: product.name }))
+      return {
+        provider: "scripted",
+        hits: PRODUCTS.map((product) => ({ url: `${kit.site.url}${product.path}`, title: product.name })),
+      }
     }),
 })
 

@@ -60,10 +60,15 @@ describe("extract", () => {
   it("finds its pages with the search provider when it has only a prompt, and drops invalid URLs", async () => {
     const queries: Array<string> = []
     const search = Layer.succeed(SearchProvider, {
+      name: "scripted",
+      sources: ["web"],
       search: ({ query }) =>
         Effect.sync(() => {
           queries.push(query)
-          return [{ url: `${kit.site.url}${PRODUCTS[1]!.path}` }, { url: `${kit.site.url}${PRODUCTS[2]!.path}` }]
+          return {
+            provider: "scripted",
+            hits: [{ url: `${kit.site.url}${PRODUCTS[1]!.path}` }, { url: `${kit.site.url}${PRODUCTS[2]!.path}` }],
+          }
         }),
     })
     const model = await fakeModel(productReply)
@@ -91,16 +96,25 @@ describe("extract", () => {
     expect(result.data).toEqual({ name: kettle.name, price: kettle.price })
   })
 
-  it("refuses a schema-less extract without a model, and one without URLs when there is no search", async () => {
+  it("refuses a schema-less extract without a model, and one with neither URLs nor prompt", async () => {
     const webdata = engine()
     await expect(webdata.startExtract({ urls: [`${kit.site.url}/shop/`], prompt: "products" })).rejects.toMatchObject({
       code: "LLM_NOT_CONFIGURED",
       status: 400,
     })
-    await expect(webdata.startExtract({ prompt: "the best kettles", schema: LIST_SCHEMA })).rejects.toMatchObject({
-      code: "SEARCH_NOT_CONFIGURED",
-    })
     await expect(webdata.startExtract({ schema: LIST_SCHEMA })).rejects.toMatchObject({ code: "BAD_REQUEST" })
+  })
+
+  it("finds its pages in the local index of scraped pages by default", async () => {
+    const webdata = engine()
+    const mug = PRODUCTS[1]!
+    await webdata.scrape(`${kit.site.url}${mug.path}`)
+    const result = await webdata.extract({
+      prompt: mug.name,
+      schema: { type: "object", properties: { name: { type: "string" }, price: { type: "number" } } },
+    })
+    expect(result.status).toBe("completed")
+    expect(result.data).toEqual({ name: mug.name, price: mug.price })
   })
 
   it("ends as failed with the model's error when no page can be read, instead of completing empty", async () => {

@@ -6,6 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { ScrapeCache } from "../../src/Cache/ScrapeCache.js"
 import {
+  type IndexedEntry,
+  type IndexedPage,
   type Job,
   JobStore,
   type JobStoreShape,
@@ -778,6 +780,130 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
       )
     })
 
+    describe("search index", () => {
+      const page = (path: string, overrides: Partial<IndexedPage> = {}): IndexedPage => ({
+        owner: "key-a",
+        url: `https://example.test${path}`,
+        title: `Title of ${path}`,
+        description: `About ${path}`,
+        content: `# ${path}\n\nThe text of ${path}.`,
+        scrapedAt: T0,
+        ...overrides,
+      })
+      const withoutSeq = ({ seq: _, ...entry }: IndexedEntry) => entry
+      const all = (store: JobStoreShape) => store.indexedSince(0, 1000)
+
+      it.effect("indexPage replaces the page of the same owner and URL, which takes a higher seq", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* all(store)).toEqual([])
+            yield* store.indexPage(page("/a"))
+            const { title: _, description: __, ...untitled } = page("/b")
+            yield* store.indexPage(untitled)
+            const [a, b] = yield* all(store)
+            expect(a!.seq).toBeGreaterThan(0)
+            expect(b!.seq).toBeGreaterThan(a!.seq)
+            expect(withoutSeq(a!)).toEqual(page("/a"))
+            expect(b).not.toHaveProperty("title")
+            expect(b).not.toHaveProperty("description")
+
+            // The newest version wins, whatever the order of scrapedAt, and comes after every entry written before.
+            yield* store.indexPage(page("/b", { content: "Changed.", scrapedAt: T0 - 5 }))
+            yield* store.indexPage(page("/a", { title: "New title", scrapedAt: T0 + 5 }))
+            const entries = yield* all(store)
+            expect(entries.map(withoutSeq)).toEqual([
+              page("/b", { content: "Changed.", scrapedAt: T0 - 5 }),
+              page("/a", { title: "New title", scrapedAt: T0 + 5 }),
+            ])
+            expect(entries[0]!.seq).toBeGreaterThan(b!.seq)
+            expect(entries[1]!.seq).toBeGreaterThan(entries[0]!.seq)
+            // A reader that saw the first versions finds the new ones after the last seq it saw.
+            expect((yield* store.indexedSince(b!.seq, 10)).map((entry) => entry.seq)).toEqual(
+              entries.map((entry) => entry.seq),
+            )
+          }),
+        ),
+      )
+
+      it.effect("indexedSince pages through the entries in seq order", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            for (const i of [0, 1, 2, 3, 4]) yield* store.indexPage(page(`/p${i}`))
+            const seen: Array<string> = []
+            let after = 0
+            for (;;) {
+              const batch = yield* store.indexedSince(after, 2)
+              if (batch.length === 0) break
+              expect(batch.length).toBeLessThanOrEqual(2)
+              seen.push(...batch.map((entry) => entry.url))
+              after = batch[batch.length - 1]!.seq
+            }
+            expect(seen).toEqual([0, 1, 2, 3, 4].map((i) => `https://example.test/p${i}`))
+            expect(yield* store.indexedSince(after, 10)).toEqual([])
+            expect(yield* store.indexedSince(0, 0)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("keeps the pages of each owner apart, the keyless one included", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.indexPage(page("/x", { owner: "key-a", content: "a" }))
+            yield* store.indexPage(page("/x", { owner: "key-b", content: "b" }))
+            yield* store.indexPage(page("/x", { owner: null, content: "none" }))
+            yield* store.indexPage(page("/x", { owner: null, content: "none again" }))
+            const entries = yield* all(store)
+            expect(entries.map((entry) => [entry.owner, entry.content])).toEqual([
+              ["key-a", "a"],
+              ["key-b", "b"],
+              [null, "none again"],
+            ])
+            const found = yield* store.indexedPages([{ owner: null, url: "https://example.test/x" }])
+            expect(found.map(withoutSeq)).toEqual([page("/x", { owner: null, content: "none again" })])
+          }),
+        ),
+      )
+
+      it.effect("indexedPages gives the current entries of the keys that have one", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.indexPage(page("/a"))
+            yield* store.indexPage(page("/b"))
+            yield* store.indexPage(page("/a", { content: "Newer." }))
+            const key = (path: string, owner: string | null = "key-a") => ({
+              owner,
+              url: `https://example.test${path}`,
+            })
+            const found = yield* store.indexedPages([key("/a"), key("/missing"), key("/b"), key("/b", "key-b")])
+            expect(found.map(withoutSeq).sort((x, y) => x.url.localeCompare(y.url))).toEqual([
+              page("/a", { content: "Newer." }),
+              page("/b"),
+            ])
+            const current = yield* all(store)
+            expect(found.map((entry) => entry.seq).sort()).toEqual(current.map((entry) => entry.seq).sort())
+            expect(yield* store.indexedPages([])).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("purgeExpired deletes the entries scraped before indexBefore", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.indexPage(page("/old", { scrapedAt: T0 - 10 }))
+            yield* store.indexPage(page("/edge", { scrapedAt: T0 }))
+            yield* store.indexPage(page("/new", { owner: null, scrapedAt: T0 + 10 }))
+            expect((yield* store.purgeExpired(T0 + 100)).indexed).toBe(0)
+            expect((yield* store.purgeExpired(T0 + 100, { indexBefore: T0 })).indexed).toBe(1)
+            expect((yield* all(store)).map((entry) => new URL(entry.url).pathname)).toEqual(["/edge", "/new"])
+            expect(yield* store.indexedPages([{ owner: "key-a", url: "https://example.test/old" }])).toEqual([])
+            // Indexed again, the page is back, after every entry written before.
+            yield* store.indexPage(page("/old", { scrapedAt: T0 + 20 }))
+            expect((yield* all(store)).map((entry) => new URL(entry.url).pathname)).toEqual(["/edge", "/new", "/old"])
+          }),
+        ),
+      )
+    })
+
     describe("expiry", () => {
       it.effect("purgeExpired deletes expired jobs with all they hold, expired scrapes and old cache entries", () =>
         withStore((store) =>
@@ -800,6 +926,7 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
               errors: 0,
               scrapes: 0,
               cache: 0,
+              indexed: 0,
             })
             expect(yield* store.purgeExpired(T0 + 100, { cacheBefore: T0 })).toEqual({
               jobs: 1,
@@ -808,6 +935,7 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
               errors: 1,
               scrapes: 1,
               cache: 1,
+              indexed: 0,
             })
             expect(yield* store.getJob(old.id)).toEqual(Option.none())
             expect(yield* store.getTask(a!.id)).toEqual(Option.none())
