@@ -127,6 +127,9 @@ export const SearchRequest = Schema.Struct({
   enterprise: Schema.optional(Schema.Array(Schema.Literal("default", "anon", "zdr"))),
   scrapeOptions: Schema.optional(SearchScrapeOptions),
   threatProtection: Schema.optional(Schema.Unknown),
+  /** Firecrawl's cloud tool index (`developer` search); accepted, as its SDK may send them. */
+  toolDetail: Schema.optional(Schema.Literal("compact", "summary", "full")),
+  domainTools: Schema.optional(Schema.Boolean),
   ...requestMetaFields,
 }).pipe(
   Schema.filter(
