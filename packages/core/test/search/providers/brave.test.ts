@@ -1,8 +1,8 @@
 /** The Brave provider against a fake Brave Search API. */
 import { describe, expect, it } from "@effect/vitest"
 import * as Brave from "../../../src/Search/Providers/Brave.js"
-import { rateLimited, sampleItems, startFakeBrave } from "../../support/fakeSearch.js"
-import { failure, fake, query, search, timed, urls } from "./harness.js"
+import { type FakeSearchReply, rateLimited, sampleItems, startFakeBrave } from "../../support/fakeSearch.js"
+import { failure, failuresFor, fake, query, search, timed, urls } from "./harness.js"
 
 const KEY = "brave-test-key"
 
@@ -187,12 +187,8 @@ describe("the Brave provider", () => {
       notJson: { text: "Bad gateway" },
       wrongShape: { json: { type: "search", web: { results: "none" } } },
       notSearch: { json: { message: "hello" } },
-    } as const
-    const results: Record<string, { reason: string; message: string }> = {}
-    for (const [name, reply] of Object.entries(replies)) {
-      const api = await fake(startFakeBrave({ reply: () => reply }))
-      results[name] = await failure(braveAt(api.baseUrl), query())
-    }
+    } satisfies Record<string, FakeSearchReply>
+    const results = await failuresFor(startFakeBrave, braveAt, replies)
     expect(results.limited?.reason).toBe("RateLimited")
     expect(results.limited?.message).toContain("retry after 12 s")
     expect(results.unauthorized?.reason).toBe("Refused")

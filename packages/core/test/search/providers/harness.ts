@@ -2,7 +2,7 @@
 import { Cause, Effect, Exit, Option } from "effect"
 import { onTestFinished } from "vitest"
 import type { SearchAnswer, SearchError, SearchProviderShape, SearchQuery } from "../../../src/Search/SearchProvider.js"
-import type { FakeSearch } from "../../support/fakeSearch.js"
+import type { FakeSearch, FakeSearchOptions, FakeSearchReply } from "../../support/fakeSearch.js"
 
 /** A web query for `effect typescript`, ten results, five seconds. */
 export const query = (overrides: Partial<SearchQuery> = {}): SearchQuery => ({
@@ -41,3 +41,17 @@ export const timed = async <A>(run: () => Promise<A>): Promise<{ value: A; ms: n
 }
 
 export const urls = (answer: SearchAnswer): Array<string> => answer.hits.map((hit) => hit.url)
+
+/** The provider's failure for each reply its fake gives (a fresh fake per reply), by the reply's name. */
+export const failuresFor = async <Name extends string>(
+  start: (options: FakeSearchOptions) => Promise<FakeSearch>,
+  providerAt: (baseUrl: string) => SearchProviderShape,
+  replies: Readonly<Record<Name, FakeSearchReply>>,
+): Promise<Record<Name, SearchError>> => {
+  const results = {} as Record<Name, SearchError>
+  for (const name of Object.keys(replies) as Array<Name>) {
+    const api = await fake(start({ reply: () => replies[name] }))
+    results[name] = await failure(providerAt(api.baseUrl), query())
+  }
+  return results
+}

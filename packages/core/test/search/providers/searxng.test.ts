@@ -1,8 +1,8 @@
 /** The SearXNG provider against a fake instance speaking its JSON API. */
 import { describe, expect, it } from "@effect/vitest"
 import * as Searxng from "../../../src/Search/Providers/Searxng.js"
-import { rateLimited, sampleItems, startFakeSearxng } from "../../support/fakeSearch.js"
-import { failure, fake, query, search, timed, urls } from "./harness.js"
+import { type FakeSearchReply, rateLimited, sampleItems, startFakeSearxng } from "../../support/fakeSearch.js"
+import { failure, failuresFor, fake, query, search, timed, urls } from "./harness.js"
 
 const DAY = 86_400_000
 
@@ -204,12 +204,8 @@ describe("the SearXNG provider", () => {
       notJson: { text: "<html>Oops</html>" },
       wrongShape: { json: { results: "none" } },
       notAnObject: { json: [1, 2, 3] },
-    } as const
-    const results: Record<string, { reason: string; message: string }> = {}
-    for (const [name, reply] of Object.entries(replies)) {
-      const instance = await fake(startFakeSearxng({ reply: () => reply }))
-      results[name] = await failure(Searxng.make({ baseUrl: instance.baseUrl }), query())
-    }
+    } satisfies Record<string, FakeSearchReply>
+    const results = await failuresFor(startFakeSearxng, (baseUrl: string) => Searxng.make({ baseUrl }), replies)
     expect(results.limited?.reason).toBe("RateLimited")
     expect(results.limited?.message).toContain("retry after 30 s")
     expect(results.unauthorized?.reason).toBe("Refused")

@@ -1,8 +1,10 @@
 /** The Serper provider against a fake Serper API. */
+
 import { describe, expect, it } from "@effect/vitest"
 import * as Serper from "../../../src/Search/Providers/Serper.js"
-import { rateLimited, sampleItems, startFakeSerper } from "../../support/fakeSearch.js"
-import { failure, fake, query, search, timed, urls } from "./harness.js"
+import { CATEGORY_SITES } from "../../../src/Search/Query.js"
+import { type FakeSearchReply, rateLimited, sampleItems, startFakeSerper } from "../../support/fakeSearch.js"
+import { failure, failuresFor, fake, query, search, timed, urls } from "./harness.js"
 
 const KEY = "serper-test-key"
 
@@ -30,25 +32,7 @@ describe("the Serper provider", () => {
     expect(sent.headers["x-api-key"]).toBe(KEY)
     expect(sent.headers["content-type"]).toBe("application/json")
     expect(sent.json).toEqual({
-      q: `effect typescript (${[
-        "arxiv.org",
-        "scholar.google.com",
-        "pubmed.ncbi.nlm.nih.gov",
-        "researchgate.net",
-        "nature.com",
-        "science.org",
-        "ieee.org",
-        "acm.org",
-        "springer.com",
-        "wiley.com",
-        "sciencedirect.com",
-        "plos.org",
-        "biorxiv.org",
-        "medrxiv.org",
-        "semanticscholar.org",
-      ]
-        .map((site) => `site:${site}`)
-        .join(" OR ")}) -site:nature.com`,
+      q: `effect typescript (${CATEGORY_SITES.research.map((site) => `site:${site}`).join(" OR ")}) -site:nature.com`,
       num: 10,
       page: 1,
       gl: "de",
@@ -156,12 +140,8 @@ describe("the Serper provider", () => {
       notJson: { text: "upstream error" },
       wrongShape: { json: { organic: { title: "not a list" } } },
       nothingKnown: { json: { hello: "world" } },
-    } as const
-    const results: Record<string, { reason: string; message: string }> = {}
-    for (const [name, reply] of Object.entries(replies)) {
-      const api = await fake(startFakeSerper({ reply: () => reply }))
-      results[name] = await failure(serperAt(api.baseUrl), query())
-    }
+    } satisfies Record<string, FakeSearchReply>
+    const results = await failuresFor(startFakeSerper, serperAt, replies)
     expect(results.limited?.reason).toBe("RateLimited")
     expect(results.limited?.message).toContain("retry after 5 s")
     expect(results.unauthorized?.reason).toBe("Refused")
