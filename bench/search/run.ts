@@ -4,7 +4,8 @@
  *
  * Pages are synthetic but shaped like scraped ones (deterministic seed): markdown of 2–5 KB with headings, paragraphs,
  * lists and links, titles of 4–10 words, a description, a URL on one of 500 hosts; words are drawn from a 30 000-word
- * vocabulary with a Zipf distribution (s = 1), as in natural text.
+ * vocabulary with a Zipf distribution (s = 1), as in natural text: the 50 most frequent English words (stop words
+ * among them) first, then pseudo-words.
  *
  * - Indexing: every page written on its own (as scrapes record them), alternating chunks of 2000 between the lanes:
  *   webdata's store writes (`indexPage` on the SQLite store) and FTS5 inserts (the inverted index is built as rows
@@ -67,12 +68,18 @@ const random = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
+/** The most frequent English words, in order (stop words among them), then pseudo-words. */
+const COMMON =
+  "the of and to a in is you that it he was for on are as with his they i at be this have from or one had by word but not what all were we when your can said there use an each which she do how their if".split(
+    " ",
+  )
+
 const VOCABULARY = (() => {
   const syllables = "ka lo mi ra te su no vi de pa ri so ma ne tu ba gi lu fe zo ar en il or um ta ve co li da".split(
     " ",
   )
   const next = random(7)
-  const words = new Set<string>()
+  const words = new Set<string>(COMMON)
   while (words.size < 30_000) {
     const length = 1 + Math.floor(next() * 4)
     words.add(Array.from({ length }, () => syllables[Math.floor(next() * syllables.length)]).join(""))
@@ -141,7 +148,7 @@ const pageOf = (i: number): Page => {
 const queries = (count: number) => {
   const next = random(99)
   return Array.from({ length: count }, () =>
-    // Log-uniform ranks 10–20 000: words that narrow a search, from fairly common to rare.
+    // Log-uniform ranks 10–20 000: words that narrow a search, from fairly common (some stop words) to rare.
     Array.from(
       { length: between(next, 1, 3) },
       () => VOCABULARY[Math.floor(Math.exp(Math.log(10) + next() * Math.log(2000)))],

@@ -1,7 +1,7 @@
 /**
  * The job store: the one place where durable state lives. It holds jobs (crawl, batch scrape, extract, agent; later
  * monitor), the task frontier of each job (seen set, pending queue, leases), the documents and errors a job
- * produced, the scrapes kept for `GET /v2/scrape/{id}`, and the scrape cache.
+ * produced, the scrapes kept for `GET /v2/scrape/{id}`, the scrape cache, and the pages of the local search index.
  *
  * Every operation is ONE atomic transaction: it either happens whole or not at all, so a process killed at any
  * point leaves no half-written page, and a task is never recorded twice. Workers coordinate only through leases:

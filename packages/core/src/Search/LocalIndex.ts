@@ -22,7 +22,7 @@ import {
   type SearchProviderShape,
   type SearchQuery,
 } from "./SearchProvider.js"
-import { plainText, snippet } from "./Snippet.js"
+import { markdownSnippet, termFinder } from "./Snippet.js"
 
 /** What a scrape produced, as the index takes it. */
 export interface RecordedPage {
@@ -89,8 +89,8 @@ export interface LocalIndexOptions {
 const MAX_CONTENT_CHARS = 100_000
 /** Entries read from the store per catch-up step. */
 const CATCH_UP_BATCH = 2000
-/** Pages added to the MiniSearch between two yields to the event loop (a few milliseconds of work). */
-const ADD_SLICE = 100
+/** Milliseconds of indexing between two yields to the event loop (a page takes about one). */
+const SLICE_MS = 20
 const SNIPPET_CHARS = 200
 
 /** The MiniSearch document of a page: its searchable fields, and the stored ones the filters read. */
@@ -138,6 +138,22 @@ const toDoc = (entry: IndexedEntry): IndexDoc => ({
   urlWords: urlWords(entry.url),
 })
 
+/**
+ * English words too common to tell pages apart (Lucene's English stop words): about a third of English text, so
+ * leaving them out makes indexing faster and the index smaller, and a query's other words decide.
+ */
+const STOP_WORDS = new Set(
+  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(
+    " ",
+  ),
+)
+
+/** A word as indexed and searched: lower case; nothing for a stop word. */
+const processTerm = (term: string): string | null => {
+  const lower = term.toLowerCase()
+  return STOP_WORDS.has(lower) ? null : lower
+}
+
 const miniSearchModule = lazyModule(() => import("minisearch"))
 
 const newIndex = Effect.map(
@@ -146,6 +162,7 @@ const newIndex = Effect.map(
     new MiniSearchClass<IndexDoc>({
       fields: ["title", "description", "content", "urlWords"],
       storeFields: ["owner", "url", "scrapedAt"],
+      processTerm,
     }),
 )
 
@@ -178,17 +195,19 @@ const hasFileType = (url: string, types: ReadonlyArray<string>) => {
 
 const stored = (result: SearchResult): StoredFields => result as unknown as StoredFields
 
-const searchOptions = (combineWith: "AND" | "OR", filter: (result: SearchResult) => boolean) => ({
+const searchOptions = (filter: (result: SearchResult) => boolean) => ({
   boost: { title: 3, description: 1.5, content: 1, urlWords: 0.5 },
   // The last word may be unfinished (typed as the user goes); prefixes of one or two letters match too much.
   prefix: (term: string, index: number, terms: ReadonlyArray<string>) => index === terms.length - 1 && term.length >= 3,
   // One typo in five letters; shorter words are too easily another word, and a number or an identifier with digits
   // (`2024`, `v3`, `page7`) that differs is another one.
   fuzzy: (term: string) => (term.length >= 5 && !/\d/.test(term) ? 0.2 : false),
-  combineWith,
+  // Any word; the pages with every word are put first afterwards (one pass instead of an AND and then an OR).
+  combineWith: "OR" as const,
   filter,
 })
 
+/** The index over the job store in context; each call keeps its own MiniSearch (`layer` makes one per engine). */
 export const make = (options: LocalIndexOptions = {}) =>
   Effect.gen(function* () {
     const store = yield* JobStore
@@ -204,14 +223,12 @@ export const make = (options: LocalIndexOptions = {}) =>
       seqs.delete(id)
     }
 
-    const add = (mini: MiniSearch<IndexDoc>, entries: ReadonlyArray<IndexedEntry>) => {
-      for (const entry of entries) {
-        const doc = toDoc(entry)
-        discard(mini, doc.id)
-        mini.add(doc)
-        seqs.set(doc.id, entry.seq)
-      }
-      lastSeq = Math.max(lastSeq, entries[entries.length - 1]?.seq ?? lastSeq)
+    const add = (mini: MiniSearch<IndexDoc>, entry: IndexedEntry) => {
+      const doc = toDoc(entry)
+      discard(mini, doc.id)
+      mini.add(doc)
+      seqs.set(doc.id, entry.seq)
+      lastSeq = Math.max(lastSeq, entry.seq)
     }
 
     /**
@@ -226,9 +243,10 @@ export const make = (options: LocalIndexOptions = {}) =>
         const mini = index
         for (;;) {
           const batch = yield* store.indexedSince(lastSeq, CATCH_UP_BATCH)
-          for (let from = 0; from < batch.length; from += ADD_SLICE) {
-            add(mini, batch.slice(from, from + ADD_SLICE))
-            if (batch.length > ADD_SLICE) yield* Effect.sleep(Duration.zero)
+          for (let next = 0; next < batch.length; ) {
+            const started = performance.now()
+            while (next < batch.length && performance.now() - started < SLICE_MS) add(mini, batch[next++]!)
+            if (next < batch.length) yield* Effect.sleep(Duration.zero)
           }
           if (batch.length < CATCH_UP_BATCH) break
         }
@@ -250,38 +268,40 @@ export const make = (options: LocalIndexOptions = {}) =>
       const mini = yield* catchUp.pipe(Effect.mapError(unreadable))
       const limit = Math.max(0, Math.floor(query.limit))
       const parsed = parseQuery(query.query)
-      const filtered: SearchQuery = {
-        ...query,
-        includeDomains: [...(query.includeDomains ?? []), ...parsed.sites],
-        excludeDomains: [...(query.excludeDomains ?? []), ...parsed.notSites],
-      }
+      const includeDomains = [...(query.includeDomains ?? []), ...parsed.sites]
+      const excludeDomains = [...(query.excludeDomains ?? []), ...parsed.notSites]
+      const filtered: SearchQuery = { ...query, includeDomains, excludeDomains }
       const time = parseTbs(query.tbs)
       const window = time === undefined ? {} : timeWindow(time, yield* Clock.currentTimeMillis)
+      // Every matching page passes through this: the URL is parsed only when the query has domains or categories.
+      const byUrl =
+        includeDomains.length + excludeDomains.length + parsed.fileTypes.length + (query.categories ?? []).length > 0
       const visible = (result: SearchResult): boolean => {
         const fields = stored(result)
         return (
           (scope === "global" || fields.owner === query.owner) &&
           (window.from === undefined || fields.scrapedAt >= window.from) &&
           (window.to === undefined || fields.scrapedAt <= window.to) &&
-          hasFileType(fields.url, parsed.fileTypes) &&
-          admits(filtered, { url: fields.url })
+          (!byUrl || (hasFileType(fields.url, parsed.fileTypes) && admits(filtered, { url: fields.url })))
         )
       }
       if (limit === 0 || (parsed.words === "" && query.query.trim() === "")) return answer([])
 
-      // Every word first; when that finds too few, any word (the pages with every word still come first).
+      const { default: MiniSearchClass } = yield* miniSearchModule
       let results: ReadonlyArray<SearchResult>
       if (parsed.words === "") {
         // Only operators: the newest pages they admit.
-        const { default: MiniSearchClass } = yield* miniSearchModule
         results = mini.search(MiniSearchClass.wildcard, { filter: visible })
       } else {
-        results = mini.search(parsed.words, searchOptions("AND", visible))
-        if (results.length < limit) {
-          const found = new Set(results.map((result) => result.id as string))
-          const more = mini.search(parsed.words, searchOptions("OR", visible))
-          results = [...results, ...more.filter((result) => !found.has(result.id as string))]
-        }
+        // The pages with every word first (what an AND finds, in its order: scores add up either way), then the pages
+        // with some of them.
+        results = mini.search(parsed.words, searchOptions(visible))
+        const terms = new Set(
+          MiniSearchClass.getDefault("tokenize")(parsed.words).flatMap((word: string) => processTerm(word) ?? []),
+        )
+        const every = results.filter((result) => result.queryTerms.length >= terms.size)
+        if (every.length < results.length)
+          results = [...every, ...results.filter((result) => result.queryTerms.length < terms.size)]
       }
       // With the global scope several owners may have the same page: it is shown once.
       const seen = new Set<string>()
@@ -295,9 +315,9 @@ export const make = (options: LocalIndexOptions = {}) =>
         candidates = [...candidates].sort((a, b) => stored(b).scrapedAt - stored(a).scrapedAt)
 
       // The text of the best candidates, for their snippets; those the store no longer has are dropped.
-      const hits: Array<SearchHit> = []
-      for (let next = 0; hits.length < limit && next < candidates.length; ) {
-        const slice = candidates.slice(next, next + (limit - hits.length))
+      const found: Array<{ readonly entry: IndexedEntry; readonly terms: ReadonlyArray<string> }> = []
+      for (let next = 0; found.length < limit && next < candidates.length; ) {
+        const slice = candidates.slice(next, next + (limit - found.length))
         next += slice.length
         const entries = yield* store
           .indexedPages(slice.map((result) => ({ owner: stored(result).owner, url: stored(result).url })))
@@ -306,10 +326,12 @@ export const make = (options: LocalIndexOptions = {}) =>
         for (const result of slice) {
           const entry = byId.get(result.id as string)
           if (entry === undefined) discard(mini, result.id as string)
-          else hits.push(hitOf(entry, result.terms))
+          else found.push({ entry, terms: result.terms })
         }
       }
-      return answer(hits)
+      // The words the query matched (prefixes and typos included) in any of them: each page's snippet shows the first.
+      const finder = termFinder(found.flatMap((hit) => hit.terms))
+      return answer(found.map(({ entry }) => hitOf(entry, finder)))
     })
 
     const record = Effect.fn("LocalIndex.record")(function* (owner: string | null, page: RecordedPage) {
@@ -353,8 +375,8 @@ const unreadable = (error: StoreError) =>
 const answer = (hits: ReadonlyArray<SearchHit>): SearchAnswer => ({ hits, provider: "local" })
 
 /** A result as the search answers it: the page's description, or else the words around the terms found. */
-const hitOf = (entry: IndexedEntry, terms: ReadonlyArray<string>): SearchHit => {
-  const words = snippet(plainText(entry.content), terms, SNIPPET_CHARS)
+const hitOf = (entry: IndexedEntry, finder: RegExp | undefined): SearchHit => {
+  const words = markdownSnippet(entry.content, finder, SNIPPET_CHARS)
   return {
     url: entry.url,
     ...(entry.title !== undefined ? { title: entry.title } : {}),

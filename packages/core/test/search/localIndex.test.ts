@@ -10,7 +10,7 @@ import { JobStore, type JobStoreShape } from "../../src/Jobs/JobStore.js"
 import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import * as LocalIndex from "../../src/Search/LocalIndex.js"
 import type { SearchQuery } from "../../src/Search/SearchProvider.js"
-import { plainText, snippet } from "../../src/Search/Snippet.js"
+import { markdownSnippet, plainText, snippet, termFinder } from "../../src/Search/Snippet.js"
 import { type Listening, listenOnLoopback } from "../support/loopback.js"
 
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0)
@@ -424,17 +424,29 @@ describe("snippets", () => {
 
   it("cuts around the first term on word boundaries", () => {
     const text = `${filler(60)} the estuary meets the sea ${filler(60, 2)}`
-    const cut = snippet(text, ["estuary"], 100)
+    const cut = snippet(text, termFinder(["estuary"]), 100)
     expect(cut).toMatch(/^…[a-z]/)
     expect(cut).toMatch(/[a-z]…$/)
     expect(cut).toContain("the estuary meets the sea")
     expect(cut.length).toBeLessThanOrEqual(102)
     // The words around are whole.
     for (const word of cut.replace(/…/g, "").split(" ")) expect(`${text} `).toContain(`${word} `)
-    expect(snippet(text, ["absent"], 50)).toMatch(/^river .*…$/)
-    expect(snippet("Short text.", ["text"], 50)).toBe("Short text.")
+    expect(snippet(text, termFinder(["absent"]), 50)).toMatch(/^river .*…$/)
+    expect(snippet("Short text.", termFinder(["text"]), 50)).toBe("Short text.")
     // Case and word starts: "Sea" matches "sea", "ea" does not match inside it.
-    expect(snippet(`${filler(40)} Sea ${filler(40)}`, ["sea"], 30)).toContain("Sea")
+    expect(snippet(`${filler(40)} Sea ${filler(40)}`, termFinder(["sea"]), 30)).toContain("Sea")
+  })
+
+  it("reads the markdown of a long page only around the term", () => {
+    const paragraphs = (count: number, seed: number) =>
+      Array.from({ length: count }, (_, i) => `## Part ${i}\n\n${filler(80, seed + i)}.`).join("\n\n")
+    const markdown = `# Start\n\n${paragraphs(50, 0)}\n\nSee [the estuary guide](https://example.test/estuary) for **tides**.\n\n${paragraphs(50, 1)}`
+    const cut = markdownSnippet(markdown, termFinder(["tides"]), 120)
+    expect(cut).toMatch(/^….*See the estuary guide for tides\..*…$/)
+    expect(cut).not.toMatch(/[#*[\]()]/)
+    expect(cut.length).toBeLessThanOrEqual(122)
+    // A short page is read whole, without ellipses.
+    expect(markdownSnippet("# Tides\n\nThe **tides** turn.", termFinder(["tides"]))).toBe("Tides The tides turn.")
   })
 })
 
