@@ -2,7 +2,7 @@
 import type { ScrapeCache } from "@webdata/core"
 import {
   decodeJson,
-  type IndexedEntry,
+  type IndexedPage,
   type Job,
   type JobErrorRecord,
   type JobKind,
@@ -79,8 +79,8 @@ export interface CacheRow {
   readonly file: string | null
 }
 
+/** A page of `search_index`, without the columns that only searching uses. */
 export interface IndexRow {
-  readonly seq: number
   /** '' for a null owner. */
   readonly owner: string
   readonly url: string
@@ -159,12 +159,11 @@ export const toCachedPage = (row: CacheRow): ScrapeCache.CachedPage => ({
   ...(row.file !== null ? { file: JSON.parse(row.file) as ScrapeCache.CachedPage["file"] } : {}),
 })
 
-export const toIndexedEntry = (row: IndexRow): IndexedEntry => ({
+export const toIndexedPage = (row: IndexRow): IndexedPage => ({
   owner: row.owner === "" ? null : row.owner,
   url: row.url,
   ...(row.title !== null ? { title: row.title } : {}),
   ...(row.description !== null ? { description: row.description } : {}),
   content: row.content,
   scrapedAt: row.scraped_at,
-  seq: row.seq,
 })

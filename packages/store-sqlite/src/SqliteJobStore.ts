@@ -31,8 +31,10 @@ import {
   type Task,
   type TaskError,
   type TaskStatus,
+  urlWords,
 } from "@webdata/core/jobs"
 import { Array as Arr, Config, type ConfigError, Effect, Layer, Option } from "effect"
+import { matchExpression } from "./Fts.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
 import {
@@ -45,7 +47,7 @@ import {
   toCachedPage,
   toDocument,
   toError,
-  toIndexedEntry,
+  toIndexedPage,
   toJob,
   toTask,
 } from "./Rows.js"
@@ -507,43 +509,47 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       ),
 
     indexPage: (page) =>
-      orStoreError(
-        Effect.asVoid(
-          sql`INSERT OR REPLACE INTO search_index ${sql.insert({
-            owner: page.owner ?? "",
+      write(
+        Effect.gen(function* () {
+          // DELETE then INSERT, not INSERT OR REPLACE: REPLACE's implicit delete fires no DELETE trigger (unless
+          // recursive_triggers is on), which would leave the old words in the FTS index.
+          const owner = page.owner ?? ""
+          yield* sql`DELETE FROM search_index WHERE owner = ${owner} AND url = ${page.url}`
+          yield* sql`INSERT INTO search_index ${sql.insert({
+            owner,
             url: page.url,
             title: page.title ?? null,
             description: page.description ?? null,
             content: page.content,
+            url_words: urlWords(page.url),
             scraped_at: page.scrapedAt,
-          })}`,
-        ),
+          })}`
+        }),
       ),
 
-    indexedSince: (afterSeq, limit) =>
-      orStoreError(
-        Effect.map(
-          sql<IndexRow>`SELECT * FROM search_index WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${Math.max(0, limit)}`,
-          Arr.map(toIndexedEntry),
-        ),
-      ),
-
-    indexedPages: (keys) =>
-      orStoreError(
-        Effect.map(
-          Effect.forEach(
-            Arr.chunksOf(
-              Arr.dedupeWith(keys, (a, b) => a.owner === b.owner && a.url === b.url),
-              CHUNK / 2,
-            ),
-            (chunk) =>
-              sql<IndexRow>`SELECT * FROM search_index WHERE ${sql.or(
-                chunk.map((key) => sql`(owner = ${key.owner ?? ""} AND url = ${key.url})`),
-              )}`,
-          ),
-          (chunks) => chunks.flat().map(toIndexedEntry),
-        ),
-      ),
+    searchIndex: (search) => {
+      if (search.limit <= 0) return Effect.succeed([])
+      const filters = [
+        ...(search.owner === undefined ? [] : [sql`s.owner = ${search.owner ?? ""}`]),
+        ...(search.from === undefined ? [] : [sql`s.scraped_at >= ${search.from}`]),
+        ...(search.to === undefined ? [] : [sql`s.scraped_at <= ${search.to}`]),
+      ]
+      const slice = sql`LIMIT ${search.limit} OFFSET ${Math.max(0, search.offset)}`
+      const newest = sql`s.scraped_at DESC, s.seq DESC`
+      // Lower is better; the weights follow the FTS columns: title, description, content, url_words.
+      const relevance = sql`bm25(search_index_fts, 3.0, 1.5, 1.0, 0.5)`
+      const rows =
+        search.terms.length === 0
+          ? sql<IndexRow>`
+              SELECT s.owner, s.url, s.title, s.description, s.content, s.scraped_at FROM search_index s
+              WHERE ${sql.and(filters)} ORDER BY ${newest} ${slice}`
+          : sql<IndexRow>`
+              SELECT s.owner, s.url, s.title, s.description, s.content, s.scraped_at
+              FROM search_index_fts f JOIN search_index s ON s.seq = f.rowid
+              WHERE ${sql.and([sql`search_index_fts MATCH ${matchExpression(search)}`, ...filters])}
+              ORDER BY ${search.newestFirst ? newest : sql`${relevance}, ${newest}`} ${slice}`
+      return orStoreError(Effect.map(rows, Arr.map(toIndexedPage)))
+    },
 
     purgeExpired: (now, options = {}) =>
       write(

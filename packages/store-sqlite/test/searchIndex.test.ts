@@ -1,14 +1,20 @@
 /**
- * The local search index on SQLite, end to end: a key crawls a site on loopback into a database file, the server
- * stops, a new one opens the same file, and search finds the crawled pages, best first, for that key only.
+ * The local search index on SQLite. End to end: a key crawls a site on loopback into a database file, the server
+ * stops, a new one opens the same file, and search finds the crawled pages, best first, for that key only. Then
+ * what FTS5 brings that the shared conformance suite does not look at: the triggers that keep the index in step,
+ * query syntax in terms, stemming, prefixes, bm25 weights.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Engine, makeWebHandler, ServerConfig } from "@webdata/core"
-import { Layer } from "effect"
-import { afterAll, expect, it } from "vitest"
+import { type IndexedPage, type IndexSearch, JobStore, type JobStoreShape, urlWords } from "@webdata/core/jobs"
+import { Effect, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
 import { startCrawlSite } from "../../core/test/support/crawlSite.js"
+import { matchExpression } from "../src/Fts.js"
 import { SqliteJobStore } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "webdata-search-index-"))
@@ -92,3 +98,183 @@ it("finds a crawl's pages after a restart, the best first, for the key that craw
     await site.close()
   }
 }, 30_000)
+
+const T0 = 1_700_000_000_000
+let databases = 0
+
+interface Probe {
+  /** The FTS5 integrity check: with an external-content table it also compares the index with `search_index`. */
+  readonly check: Effect.Effect<void, unknown>
+  /** How many rows the FTS index itself matches for `word` (the join in `searchIndex` would hide stale ones). */
+  readonly ftsMatches: (word: string) => Effect.Effect<number, unknown>
+}
+
+/** Runs `body` on a store in a fresh file, with a second connection to look at its FTS index directly. */
+const onStore = <A>(body: (store: JobStoreShape, probe: Probe) => Effect.Effect<A, unknown>) => {
+  const filename = join(dir, `fts-${++databases}.db`)
+  const raw = <B>(f: (sql: SqlClient.SqlClient) => Effect.Effect<B, unknown>) =>
+    Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(SqliteClient.layer({ filename })))
+  const probe: Probe = {
+    check: Effect.asVoid(
+      raw((sql) => sql`INSERT INTO search_index_fts (search_index_fts, rank) VALUES ('integrity-check', 1)`),
+    ),
+    ftsMatches: (word) =>
+      raw((sql) =>
+        Effect.map(
+          sql<{ readonly n: number }>`SELECT count(*) AS n FROM search_index_fts WHERE search_index_fts MATCH ${word}`,
+          (rows) => rows[0]!.n,
+        ),
+      ),
+  }
+  return Effect.runPromise(
+    Effect.flatMap(JobStore, (store) => body(store, probe)).pipe(Effect.provide(SqliteJobStore.layer({ filename }))),
+  )
+}
+
+const page = (url: string, content: string, more: Partial<IndexedPage> = {}): IndexedPage => ({
+  owner: "key-a",
+  url: `https://example.test${url}`,
+  content,
+  scrapedAt: T0,
+  ...more,
+})
+
+const query = (terms: ReadonlyArray<string>, more: Partial<IndexSearch> = {}): IndexSearch => ({
+  terms,
+  match: "all",
+  prefixLast: false,
+  newestFirst: false,
+  offset: 0,
+  limit: 10,
+  ...more,
+})
+
+const paths = (pages: ReadonlyArray<IndexedPage>) => pages.map((found) => new URL(found.url).pathname)
+
+describe("SQLite search index (FTS5)", () => {
+  it("quotes every term and makes only the last a prefix", () => {
+    expect(matchExpression({ terms: ["near", "or"], match: "all", prefixLast: false })).toBe('"near" AND "or"')
+    expect(matchExpression({ terms: ["a", 'b"c'], match: "any", prefixLast: true })).toBe('"a" OR "b""c"*')
+    expect(urlWords("https://www.docs.example.com/install-guide/caf%C3%A9_menu?x=1")).toBe(
+      "docs example com install guide café menu",
+    )
+  })
+
+  it("replacing a page leaves nothing of its old words", () =>
+    onStore((store, { check, ftsMatches }) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/p", "zebras graze here", { title: "Savanna" }))
+        yield* store.indexPage(page("/p", "mangoes ripen here", { scrapedAt: T0 + 1 }))
+        expect(yield* store.searchIndex(query(["zebra"]))).toEqual([])
+        expect(yield* store.searchIndex(query(["savanna"]))).toEqual([])
+        expect(yield* ftsMatches("zebra")).toBe(0)
+        expect(yield* ftsMatches("here")).toBe(1)
+        // What comes back is the new page as written: no title any more.
+        expect(yield* store.searchIndex(query(["mango"]))).toEqual([
+          { owner: "key-a", url: "https://example.test/p", content: "mangoes ripen here", scrapedAt: T0 + 1 },
+        ])
+        yield* check
+      }),
+    ))
+
+  it("reads FTS5 syntax in a term as plain text", () =>
+    onStore((store) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/near", "near or far, title: anything - at all"))
+        expect(paths(yield* store.searchIndex(query(["near", "or"])))).toEqual(["/near"])
+        expect(paths(yield* store.searchIndex(query(["and", "not"], { match: "any" })))).toEqual([])
+        for (const terms of [['"'], ['a"b'], ['near"', "or"], ["*"], ["-"], [":"], ["title:far"], ["near(", ")"], [""]])
+          for (const match of ["all", "any"] as const)
+            for (const prefixLast of [false, true]) yield* store.searchIndex(query(terms, { match, prefixLast }))
+      }),
+    ))
+
+  it("stems words, finds prefixes and the words of the URL", () =>
+    onStore((store) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/net", "Both devices are connected to the kangaroo router."))
+        yield* store.indexPage({ ...page("", "Nothing here."), url: "https://www.docs.example.com/install-guide" })
+        expect(paths(yield* store.searchIndex(query(["connections"])))).toEqual(["/net"])
+        expect(paths(yield* store.searchIndex(query(["kang"])))).toEqual([])
+        expect(paths(yield* store.searchIndex(query(["kang"], { prefixLast: true })))).toEqual(["/net"])
+        // Only the last term is a prefix.
+        expect(paths(yield* store.searchIndex(query(["kang", "router"], { prefixLast: true })))).toEqual([])
+        expect(paths(yield* store.searchIndex(query(["router", "kang"], { prefixLast: true })))).toEqual(["/net"])
+        for (const word of ["docs", "install", "guide"])
+          expect(paths(yield* store.searchIndex(query([word])))).toEqual(["/install-guide"])
+        expect(paths(yield* store.searchIndex(query(["www"])))).toEqual([])
+      }),
+    ))
+
+  it("ranks a page titled with the word above one that says it twice, and newest first when asked", () =>
+    onStore((store) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(
+          page("/garden", "Orchids like light. Water orchids weekly.", { title: "Garden", scrapedAt: T0 + 2 }),
+        )
+        yield* store.indexPage(
+          page("/orchids", "How to care for them through the seasons, step by step.", { title: "Orchids" }),
+        )
+        // Pages without the word, so that it is a rare one (bm25 gives a word on most pages no weight).
+        for (const [i, plant] of ["roses", "tulips", "ferns", "cacti"].entries())
+          yield* store.indexPage(page(`/${plant}`, `${plant} need sun and water.`, { scrapedAt: T0 + 1 - i }))
+        // Equal column weights would put /garden first: the title weight is what decides.
+        expect(paths(yield* store.searchIndex(query(["orchids"])))).toEqual(["/orchids", "/garden"])
+        expect(paths(yield* store.searchIndex(query(["orchids"], { newestFirst: true })))).toEqual([
+          "/garden",
+          "/orchids",
+        ])
+        expect(paths(yield* store.searchIndex(query(["orchids", "roses"], { match: "any" })))).toHaveLength(3)
+        expect(paths(yield* store.searchIndex(query(["orchids", "roses"])))).toEqual([])
+        expect(paths(yield* store.searchIndex(query(["orchids"], { offset: 1, limit: 1 })))).toEqual(["/garden"])
+        expect(yield* store.searchIndex(query(["orchids"], { limit: 0 }))).toEqual([])
+        // No terms: every page, newest first (the later write first at the same instant), in slices.
+        expect(paths(yield* store.searchIndex(query([])))).toEqual([
+          "/garden",
+          "/roses",
+          "/tulips",
+          "/orchids",
+          "/ferns",
+          "/cacti",
+        ])
+        expect(paths(yield* store.searchIndex(query([], { offset: 1, limit: 2 })))).toEqual(["/roses", "/tulips"])
+      }),
+    ))
+
+  it("filters by owner and by time, with or without terms", () =>
+    onStore((store) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/a", "shared words", { owner: "key-a", scrapedAt: T0 }))
+        yield* store.indexPage(page("/a", "shared words", { owner: null, scrapedAt: T0 + 10 }))
+        yield* store.indexPage(page("/b", "shared words", { owner: "key-b", scrapedAt: T0 + 20 }))
+        for (const terms of [["shared"], []]) {
+          const owners = (search: Partial<IndexSearch>) =>
+            Effect.map(store.searchIndex(query(terms, { newestFirst: true, ...search })), (pages) =>
+              pages.map((found) => found.owner),
+            )
+          expect(yield* owners({})).toEqual(["key-b", null, "key-a"])
+          expect(yield* owners({ owner: "key-a" })).toEqual(["key-a"])
+          expect(yield* owners({ owner: null })).toEqual([null])
+          expect(yield* owners({ owner: "key-c" })).toEqual([])
+          expect(yield* owners({ from: T0 + 10 })).toEqual(["key-b", null])
+          expect(yield* owners({ to: T0 + 10 })).toEqual([null, "key-a"])
+          expect(yield* owners({ from: T0 + 10, to: T0 + 10 })).toEqual([null])
+          expect(yield* owners({ owner: "key-a", from: T0 + 1 })).toEqual([])
+        }
+      }),
+    ))
+
+  it("purging old pages takes them out of the index", () =>
+    onStore((store, { check, ftsMatches }) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/old", "lighthouse keepers", { scrapedAt: T0 }))
+        yield* store.indexPage(page("/new", "lighthouse lamps", { scrapedAt: T0 + 10 }))
+        const counts = yield* store.purgeExpired(T0 + 20, { indexBefore: T0 + 10 })
+        expect(counts.indexed).toBe(1)
+        expect(paths(yield* store.searchIndex(query(["lighthouse"])))).toEqual(["/new"])
+        expect(yield* store.searchIndex(query(["keepers"]))).toEqual([])
+        expect(yield* ftsMatches("keepers")).toBe(0)
+        yield* check
+      }),
+    ))
+})

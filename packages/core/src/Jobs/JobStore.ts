@@ -233,9 +233,29 @@ export interface IndexedPage extends IndexKey {
   readonly scrapedAt: number
 }
 
-export interface IndexedEntry extends IndexedPage {
-  /** Positive, and higher than that of every entry written before (replaced ones included). */
-  readonly seq: number
+/**
+ * A search of the index (what the `local` search provider asks; `Search/LocalIndex.ts` makes it of the user's query
+ * and filters the answer further by URL). Relevance is BM25 over the title (weighted ×3), the description (×1.5), the
+ * content and the URL's words (×0.5), each store with its own engine: SQLite's FTS5, MiniSearch in memory.
+ */
+export interface IndexSearch {
+  /** Lower-case words (letters and digits only) to find; none: every page, newest first. */
+  readonly terms: ReadonlyArray<string>
+  /** `all`: pages with every term; `any`: pages with at least one. */
+  readonly match: "all" | "any"
+  /** The last term also matches the longer words it begins (a query typed as the user goes). */
+  readonly prefixLast: boolean
+  /** Only this owner's pages; undefined: every owner's. */
+  readonly owner?: string | null | undefined
+  /** Only pages scraped at or after this instant. */
+  readonly from?: number | undefined
+  /** Only pages scraped at or before this instant. */
+  readonly to?: number | undefined
+  /** Newest first instead of most relevant first. */
+  readonly newestFirst: boolean
+  /** Pages of the answer skipped, for reading it in slices. */
+  readonly offset: number
+  readonly limit: number
 }
 
 export interface JobStoreShape {
@@ -333,18 +353,12 @@ export interface JobStoreShape {
   readonly cacheSet: (key: string, page: CachedPage) => Effect.Effect<void, StoreError>
 
   /**
-   * Adds a page to the search index, or replaces the page of the same owner and URL: the newest write wins and takes
-   * a `seq` higher than any before, so that readers following `indexedSince` see it again. A store may drop its
-   * oldest entries to stay within its bounds (the memory store does).
+   * Adds a page to the search index, or replaces the page of the same owner and URL (the newest write wins). A store
+   * may drop its oldest pages to stay within its bounds (the memory store does).
    */
   readonly indexPage: (page: IndexedPage) => Effect.Effect<void, StoreError>
-  /**
-   * The entries with `seq > afterSeq`, at most `limit`, in `seq` order (a replaced page only in its newest version):
-   * every process on the store keeps its in-memory index current by reading what came after the last seq it saw.
-   */
-  readonly indexedSince: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<IndexedEntry>, StoreError>
-  /** The current entries of `keys`, in no particular order; keys with no entry (never indexed, purged) are left out. */
-  readonly indexedPages: (keys: ReadonlyArray<IndexKey>) => Effect.Effect<ReadonlyArray<IndexedEntry>, StoreError>
+  /** The pages that match `search`, best first (see `IndexSearch`), with their content. */
+  readonly searchIndex: (search: IndexSearch) => Effect.Effect<ReadonlyArray<IndexedPage>, StoreError>
 
   /**
    * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors and robots-blocked URLs

@@ -13,8 +13,6 @@ import { type CachedPage, cachedPageSize } from "../Cache/ScrapeCache.js"
 import { admissible } from "./Admission.js"
 import { fairLease } from "./FairLease.js"
 import {
-  type IndexedEntry,
-  type IndexKey,
   type Job,
   type JobErrorRecord,
   JobStore,
@@ -27,6 +25,7 @@ import {
   type TaskStatus,
 } from "./JobStore.js"
 import { encodeJson, encodeOptionalJson } from "./Json.js"
+import { MemoryPageIndex } from "./MemoryPageIndex.js"
 
 export interface MemoryJobStoreOptions {
   /** Bound of the cached page bodies in bytes (UTF-16 length × 2); least recently used go first. Default 256 MiB. */
@@ -42,11 +41,6 @@ export interface MemoryJobStoreOptions {
    */
   readonly indexMaxBytes?: number
 }
-
-const indexKey = (key: IndexKey) => `${key.owner ?? ""}\u0000${key.url}`
-
-const indexedSize = (entry: IndexedEntry) =>
-  (entry.url.length + entry.content.length + (entry.title?.length ?? 0) + (entry.description?.length ?? 0)) * 2
 
 /** `[dueAt, seq]`: seq (admission order, unique) breaks ties and makes keys unique. */
 type DueKey = readonly [number, number]
@@ -132,19 +126,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   const profileKey = (owner: string | null, name: string) => `${owner ?? ""}\u0000${name}`
   let nextSeq = 0
   let nextTurn = 0
-  /** The search index: entries by owner and URL, and their keys in `seq` order (the oldest first). */
-  const indexed = new Map<string, IndexedEntry>()
-  let indexOrder = RedBlackTree.empty<number, string>(Order.number)
-  let indexBytes = 0
-  let lastIndexSeq = 0
-  const indexMaxBytes = options.indexMaxBytes ?? 64 * 1024 * 1024
-  const unindex = (key: string): void => {
-    const entry = indexed.get(key)
-    if (entry === undefined) return
-    indexed.delete(key)
-    indexOrder = RedBlackTree.removeFirst(indexOrder, entry.seq)
-    indexBytes -= indexedSize(entry)
-  }
+  const pageIndex = new MemoryPageIndex(options.indexMaxBytes ?? 64 * 1024 * 1024)
 
   const lock = Effect.unsafeMakeSemaphore(1)
   const atomic = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -514,44 +496,8 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         cache.set(key, { ...page })
       }),
 
-    indexPage: (page) =>
-      atomic(
-        Effect.sync(() => {
-          const key = indexKey(page)
-          unindex(key)
-          const entry: IndexedEntry = {
-            owner: page.owner,
-            url: page.url,
-            ...(page.title !== undefined ? { title: page.title } : {}),
-            ...(page.description !== undefined ? { description: page.description } : {}),
-            content: page.content,
-            scrapedAt: page.scrapedAt,
-            seq: ++lastIndexSeq,
-          }
-          indexed.set(key, entry)
-          indexOrder = RedBlackTree.insert(indexOrder, entry.seq, key)
-          indexBytes += indexedSize(entry)
-          // The oldest go first, but never the page just written.
-          while (indexBytes > indexMaxBytes && indexed.size > 1)
-            unindex(Option.getOrThrow(RedBlackTree.first(indexOrder))[1])
-        }),
-      ),
-
-    indexedSince: (afterSeq, limit) =>
-      Effect.sync(() => {
-        const entries: Array<IndexedEntry> = []
-        if (limit <= 0) return entries
-        for (const [, key] of RedBlackTree.greaterThan(indexOrder, afterSeq)) {
-          entries.push(indexed.get(key)!)
-          if (entries.length >= limit) break
-        }
-        return entries
-      }),
-
-    indexedPages: (keys) =>
-      Effect.sync(() =>
-        Array.from(new Set(keys.map(indexKey))).flatMap((key) => Option.toArray(Option.fromNullable(indexed.get(key)))),
-      ),
+    indexPage: (page) => atomic(Effect.sync(() => pageIndex.put({ ...page }))),
+    searchIndex: (search) => Effect.sync(() => pageIndex.search(search)),
 
     purgeExpired: (now, purge = {}) =>
       atomic(
@@ -577,11 +523,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             counts.cache = stale.length
           }
           const { indexBefore } = purge
-          if (indexBefore !== undefined) {
-            const old = Array.from(indexed).filter(([, entry]) => entry.scrapedAt < indexBefore)
-            for (const [key] of old) unindex(key)
-            counts.indexed = old.length
-          }
+          if (indexBefore !== undefined) counts.indexed = pageIndex.purgeBefore(indexBefore)
           return counts
         }),
       ),

@@ -1,19 +1,16 @@
 /**
- * The `local` search provider: a full-text index (MiniSearch, BM25+) over every page this instance scraped, crawled
- * or parsed, so that search answers from what was fetched before, with no outside service.
+ * The `local` search provider: a full-text index over every page this instance scraped, crawled or parsed, so that
+ * search answers from what was fetched before, with no outside service.
  *
- * The pages live in the job store (`indexPage`), which survives restarts and is shared by every process on it. Each
- * process keeps a MiniSearch over them in memory and catches it up (`indexedSince`) before each query, so it finds
- * what any process recorded. The MiniSearch holds the terms and the few fields its filters read, not the text: the
- * text of the hits returned is read back from the store to cut their snippets, which also tells which of them the
- * store has dropped since (purged or over its bound).
+ * The pages live in the job store, which searches them with its own engine (`JobStore.searchIndex`: SQLite's FTS5,
+ * MiniSearch in the memory store), so the index survives restarts, is shared by every process on the store, and
+ * costs a process no memory and no loading time. This module turns a query into the store's terms and filters (the
+ * operators typed in it, `tbs`, the owner's visibility), asks for the pages with every word and then for those with
+ * some, checks each page's URL against the query's domains and categories, and cuts the snippets.
  */
-import { Clock, Config, type ConfigError, Context, Duration, Effect, Layer, Option } from "effect"
-import type MiniSearch from "minisearch"
-import type { SearchResult } from "minisearch"
+import { Clock, Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
 import type { Document } from "../Domain/Document.js"
-import { type IndexedEntry, type IndexKey, JobStore, type StoreError } from "../Jobs/JobStore.js"
-import { lazyModule } from "../Process/LazyModule.js"
+import { type IndexedPage, type IndexSearch, JobStore, type StoreError } from "../Jobs/JobStore.js"
 import { admits, parseTbs, timeWindow } from "./Query.js"
 import {
   type SearchAnswer,
@@ -87,60 +84,13 @@ export interface LocalIndexOptions {
 
 /** Text indexed (and kept) of a page: the start of a huge document says what it is about. */
 const MAX_CONTENT_CHARS = 100_000
-/** Entries read from the store per catch-up step. */
-const CATCH_UP_BATCH = 2000
-/** Milliseconds of indexing between two yields to the event loop (a page takes about one). */
-const SLICE_MS = 20
 const SNIPPET_CHARS = 200
-
-/** The MiniSearch document of a page: its searchable fields, and the stored ones the filters read. */
-interface IndexDoc {
-  readonly id: string
-  readonly owner: string | null
-  readonly url: string
-  readonly scrapedAt: number
-  readonly title: string
-  readonly description: string
-  readonly content: string
-  readonly urlWords: string
-}
-
-/** What the MiniSearch keeps of a page besides its terms (`storeFields`). */
-interface StoredFields {
-  readonly owner: string | null
-  readonly url: string
-  readonly scrapedAt: number
-}
-
-const idOf = (key: IndexKey) => `${key.owner ?? ""}\u0000${key.url}`
-
-/** The URL's words (host labels, path segments), so that `docs` finds `docs.example.com/install`. */
-const urlWords = (url: string): string => {
-  const parsed = URL.parse(url)
-  if (parsed === null) return url
-  let path = parsed.pathname
-  try {
-    path = decodeURIComponent(path)
-  } catch {
-    // A malformed escape: the path as it is.
-  }
-  return `${parsed.hostname.replace(/^www\./, "")} ${path}`
-}
-
-const toDoc = (entry: IndexedEntry): IndexDoc => ({
-  id: idOf(entry),
-  owner: entry.owner,
-  url: entry.url,
-  scrapedAt: entry.scrapedAt,
-  title: entry.title ?? "",
-  description: entry.description ?? "",
-  content: entry.content.slice(0, MAX_CONTENT_CHARS),
-  urlWords: urlWords(entry.url),
-})
+/** Slices of the store's answer read per kind of match at most, when the URL filters reject most of what it finds. */
+const MAX_SLICES = 5
 
 /**
- * English words too common to tell pages apart (Lucene's English stop words): about a third of English text, so
- * leaving them out makes indexing faster and the index smaller, and a query's other words decide.
+ * English words too common to tell pages apart (Lucene's English stop words): a query's other words decide. A query
+ * of stop words alone finds nothing.
  */
 const STOP_WORDS = new Set(
   "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(
@@ -148,23 +98,10 @@ const STOP_WORDS = new Set(
   ),
 )
 
-/** A word as indexed and searched: lower case; nothing for a stop word. */
-const processTerm = (term: string): string | null => {
-  const lower = term.toLowerCase()
-  return STOP_WORDS.has(lower) ? null : lower
-}
-
-const miniSearchModule = lazyModule(() => import("minisearch"))
-
-const newIndex = Effect.map(
-  miniSearchModule,
-  ({ default: MiniSearchClass }) =>
-    new MiniSearchClass<IndexDoc>({
-      fields: ["title", "description", "content", "urlWords"],
-      storeFields: ["owner", "url", "scrapedAt"],
-      processTerm,
-    }),
-)
+/** The query's words as the store takes them: lower-case runs of letters and digits, stop words left out. */
+const termsOf = (words: string): ReadonlyArray<string> => [
+  ...new Set((words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !STOP_WORDS.has(word))),
+]
 
 /** The query's words and the operators typed among them (`site:`, `-site:`, `filetype:`), which filter instead. */
 interface ParsedQuery {
@@ -193,71 +130,17 @@ const hasFileType = (url: string, types: ReadonlyArray<string>) => {
   return types.length === 0 || types.some((type) => path.endsWith(`.${type}`))
 }
 
-const stored = (result: SearchResult): StoredFields => result as unknown as StoredFields
+/** What the snippet looks for: each term, and its stem when the store's stemmer may have matched another form. */
+const finderTerms = (terms: ReadonlyArray<string>): ReadonlyArray<string> =>
+  terms.flatMap((term) => {
+    const stem = term.replace(/(?:ing|ed|es|s)$/, "")
+    return stem.length >= 3 && stem !== term ? [term, stem] : [term]
+  })
 
-const searchOptions = (filter: (result: SearchResult) => boolean) => ({
-  boost: { title: 3, description: 1.5, content: 1, urlWords: 0.5 },
-  // The last word may be unfinished (typed as the user goes); prefixes of one or two letters match too much.
-  prefix: (term: string, index: number, terms: ReadonlyArray<string>) => index === terms.length - 1 && term.length >= 3,
-  // One typo in five letters; shorter words are too easily another word, and a number or an identifier with digits
-  // (`2024`, `v3`, `page7`) that differs is another one.
-  fuzzy: (term: string) => (term.length >= 5 && !/\d/.test(term) ? 0.2 : false),
-  // Any word; the pages with every word are put first afterwards (one pass instead of an AND and then an OR).
-  combineWith: "OR" as const,
-  filter,
-})
-
-/** The index over the job store in context; each call keeps its own MiniSearch (`layer` makes one per engine). */
 export const make = (options: LocalIndexOptions = {}) =>
   Effect.gen(function* () {
     const store = yield* JobStore
     const scope = options.scope ?? "key"
-    const lock = yield* Effect.makeSemaphore(1)
-    let index: MiniSearch<IndexDoc> | undefined
-    /** The seq of each page in the MiniSearch, oldest first (a page added again moves to the end). */
-    const seqs = new Map<string, number>()
-    let lastSeq = 0
-
-    const discard = (mini: MiniSearch<IndexDoc>, id: string) => {
-      if (mini.has(id)) mini.discard(id)
-      seqs.delete(id)
-    }
-
-    const add = (mini: MiniSearch<IndexDoc>, entry: IndexedEntry) => {
-      const doc = toDoc(entry)
-      discard(mini, doc.id)
-      mini.add(doc)
-      seqs.set(doc.id, entry.seq)
-      lastSeq = Math.max(lastSeq, entry.seq)
-    }
-
-    /**
-     * Brings the MiniSearch up to the store: what was written since the last seq seen, in slices with yields to the
-     * event loop between them (the first query of a process loads the whole index). Then drops the pages older than
-     * the store's oldest entry: the store dropped them (a bound, a purge), and nothing else would say so. One at a
-     * time; an interrupted catch-up leaves a consistent index, which the next one continues.
-     */
-    const catchUp = lock.withPermits(1)(
-      Effect.gen(function* () {
-        index ??= yield* newIndex
-        const mini = index
-        for (;;) {
-          const batch = yield* store.indexedSince(lastSeq, CATCH_UP_BATCH)
-          for (let next = 0; next < batch.length; ) {
-            const started = performance.now()
-            while (next < batch.length && performance.now() - started < SLICE_MS) add(mini, batch[next++]!)
-            if (next < batch.length) yield* Effect.sleep(Duration.zero)
-          }
-          if (batch.length < CATCH_UP_BATCH) break
-        }
-        const oldest = Option.fromNullable((yield* store.indexedSince(0, 1))[0]?.seq)
-        for (const [id, seq] of seqs) {
-          if (Option.isSome(oldest) && seq >= oldest.value) break
-          discard(mini, id)
-        }
-        return mini
-      }),
-    )
 
     const search = Effect.fn("LocalIndex.search")(function* (query: SearchQuery) {
       if (query.source !== "web")
@@ -265,73 +148,57 @@ export const make = (options: LocalIndexOptions = {}) =>
           reason: "Unsupported",
           message: `The local index has no ${query.source} results, only web pages.`,
         })
-      const mini = yield* catchUp.pipe(Effect.mapError(unreadable))
       const limit = Math.max(0, Math.floor(query.limit))
       const parsed = parseQuery(query.query)
-      const includeDomains = [...(query.includeDomains ?? []), ...parsed.sites]
-      const excludeDomains = [...(query.excludeDomains ?? []), ...parsed.notSites]
-      const filtered: SearchQuery = { ...query, includeDomains, excludeDomains }
+      const terms = termsOf(parsed.words)
+      // Nothing to look for: no words (or stop words only) and no operator to list pages by.
+      const operators = parsed.sites.length + parsed.notSites.length + parsed.fileTypes.length > 0
+      if (limit === 0 || (terms.length === 0 && (parsed.words !== "" || !operators))) return answer([])
+
+      const filtered: SearchQuery = {
+        ...query,
+        includeDomains: [...(query.includeDomains ?? []), ...parsed.sites],
+        excludeDomains: [...(query.excludeDomains ?? []), ...parsed.notSites],
+      }
+      const byUrl =
+        (filtered.includeDomains?.length ?? 0) +
+          (filtered.excludeDomains?.length ?? 0) +
+          parsed.fileTypes.length +
+          (query.categories?.length ?? 0) >
+        0
       const time = parseTbs(query.tbs)
       const window = time === undefined ? {} : timeWindow(time, yield* Clock.currentTimeMillis)
-      // Every matching page passes through this: the URL is parsed only when the query has domains or categories.
-      const byUrl =
-        includeDomains.length + excludeDomains.length + parsed.fileTypes.length + (query.categories ?? []).length > 0
-      const visible = (result: SearchResult): boolean => {
-        const fields = stored(result)
-        return (
-          (scope === "global" || fields.owner === query.owner) &&
-          (window.from === undefined || fields.scrapedAt >= window.from) &&
-          (window.to === undefined || fields.scrapedAt <= window.to) &&
-          (!byUrl || (hasFileType(fields.url, parsed.fileTypes) && admits(filtered, { url: fields.url })))
-        )
+      const base: Omit<IndexSearch, "match" | "offset" | "limit"> = {
+        terms,
+        // The last word may be unfinished (typed as the user goes); prefixes of one or two letters match too much.
+        prefixLast: (terms[terms.length - 1]?.length ?? 0) >= 3,
+        owner: scope === "global" ? undefined : query.owner,
+        from: window.from,
+        to: window.to,
+        newestFirst: time?.sortByDate === true,
       }
-      if (limit === 0 || (parsed.words === "" && query.query.trim() === "")) return answer([])
-
-      const { default: MiniSearchClass } = yield* miniSearchModule
-      let results: ReadonlyArray<SearchResult>
-      if (parsed.words === "") {
-        // Only operators: the newest pages they admit.
-        results = mini.search(MiniSearchClass.wildcard, { filter: visible })
-      } else {
-        // The pages with every word first (what an AND finds, in its order: scores add up either way), then the pages
-        // with some of them.
-        results = mini.search(parsed.words, searchOptions(visible))
-        const terms = new Set(
-          MiniSearchClass.getDefault("tokenize")(parsed.words).flatMap((word: string) => processTerm(word) ?? []),
-        )
-        const every = results.filter((result) => result.queryTerms.length >= terms.size)
-        if (every.length < results.length)
-          results = [...every, ...results.filter((result) => result.queryTerms.length < terms.size)]
-      }
+      // More than asked for when the URL filters may reject some of it.
+      const slice = byUrl ? Math.max(2 * limit, 50) : limit
+      const found: Array<IndexedPage> = []
       // With the global scope several owners may have the same page: it is shown once.
       const seen = new Set<string>()
-      let candidates = results.filter((result) => {
-        const url = stored(result).url
-        if (seen.has(url)) return false
-        seen.add(url)
-        return true
-      })
-      if (time?.sortByDate || parsed.words === "")
-        candidates = [...candidates].sort((a, b) => stored(b).scrapedAt - stored(a).scrapedAt)
-
-      // The text of the best candidates, for their snippets; those the store no longer has are dropped.
-      const found: Array<{ readonly entry: IndexedEntry; readonly terms: ReadonlyArray<string> }> = []
-      for (let next = 0; found.length < limit && next < candidates.length; ) {
-        const slice = candidates.slice(next, next + (limit - found.length))
-        next += slice.length
-        const entries = yield* store
-          .indexedPages(slice.map((result) => ({ owner: stored(result).owner, url: stored(result).url })))
-          .pipe(Effect.mapError(unreadable))
-        const byId = new Map(entries.map((entry) => [idOf(entry), entry]))
-        for (const result of slice) {
-          const entry = byId.get(result.id as string)
-          if (entry === undefined) discard(mini, result.id as string)
-          else found.push({ entry, terms: result.terms })
+      // The pages with every word first, then those with some of them.
+      for (const match of terms.length > 1 ? (["all", "any"] as const) : (["all"] as const)) {
+        for (let round = 0; round < MAX_SLICES && found.length < limit; round++) {
+          const pages = yield* store
+            .searchIndex({ ...base, match, offset: round * slice, limit: slice })
+            .pipe(Effect.mapError(unreadable))
+          for (const page of pages) {
+            if (found.length >= limit || seen.has(page.url)) continue
+            if (byUrl && !(hasFileType(page.url, parsed.fileTypes) && admits(filtered, { url: page.url }))) continue
+            seen.add(page.url)
+            found.push(page)
+          }
+          if (pages.length < slice) break
         }
       }
-      // The words the query matched (prefixes and typos included) in any of them: each page's snippet shows the first.
-      const finder = termFinder(found.flatMap((hit) => hit.terms))
-      return answer(found.map(({ entry }) => hitOf(entry, finder)))
+      const finder = termFinder(finderTerms(terms))
+      return answer(found.map((page) => hitOf(page, finder)))
     })
 
     const record = Effect.fn("LocalIndex.record")(function* (owner: string | null, page: RecordedPage) {
@@ -361,7 +228,7 @@ export const make = (options: LocalIndexOptions = {}) =>
             onTimeout: () =>
               new SearchError({
                 reason: "Timeout",
-                message: `The local index did not answer within ${query.timeoutMs} ms (it may still be loading).`,
+                message: `The local index did not answer within ${query.timeoutMs} ms.`,
               }),
           }),
         ),
@@ -375,12 +242,12 @@ const unreadable = (error: StoreError) =>
 const answer = (hits: ReadonlyArray<SearchHit>): SearchAnswer => ({ hits, provider: "local" })
 
 /** A result as the search answers it: the page's description, or else the words around the terms found. */
-const hitOf = (entry: IndexedEntry, finder: RegExp | undefined): SearchHit => {
-  const words = markdownSnippet(entry.content, finder, SNIPPET_CHARS)
+const hitOf = (page: IndexedPage, finder: RegExp | undefined): SearchHit => {
+  const words = markdownSnippet(page.content, finder, SNIPPET_CHARS)
   return {
-    url: entry.url,
-    ...(entry.title !== undefined ? { title: entry.title } : {}),
-    description: entry.description ?? words,
+    url: page.url,
+    ...(page.title !== undefined ? { title: page.title } : {}),
+    description: page.description ?? words,
     snippet: words,
   }
 }

@@ -6,8 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { ScrapeCache } from "../../src/Cache/ScrapeCache.js"
 import {
-  type IndexedEntry,
   type IndexedPage,
+  type IndexSearch,
   type Job,
   JobStore,
   type JobStoreShape,
@@ -790,115 +790,121 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         scrapedAt: T0,
         ...overrides,
       })
-      const withoutSeq = ({ seq: _, ...entry }: IndexedEntry) => entry
-      const all = (store: JobStoreShape) => store.indexedSince(0, 1000)
+      const find = (store: JobStoreShape, terms: ReadonlyArray<string>, search: Partial<IndexSearch> = {}) =>
+        store.searchIndex({
+          terms,
+          match: "all",
+          prefixLast: false,
+          owner: "key-a",
+          newestFirst: false,
+          offset: 0,
+          limit: 10,
+          ...search,
+        })
+      const paths = (pages: ReadonlyArray<IndexedPage>) => pages.map((found) => new URL(found.url).pathname)
 
-      it.effect("indexPage replaces the page of the same owner and URL, which takes a higher seq", () =>
+      it.effect("indexPage replaces the page of the same owner and URL", () =>
         withStore((store) =>
           Effect.gen(function* () {
-            expect(yield* all(store)).toEqual([])
-            yield* store.indexPage(page("/a"))
-            const { title: _, description: __, ...untitled } = page("/b")
+            expect(yield* find(store, ["kettle"])).toEqual([])
+            yield* store.indexPage(page("/a", { content: "A copper kettle." }))
+            const { title: _, description: __, ...untitled } = page("/b", { content: "A steel kettle." })
             yield* store.indexPage(untitled)
-            const [a, b] = yield* all(store)
-            expect(a!.seq).toBeGreaterThan(0)
-            expect(b!.seq).toBeGreaterThan(a!.seq)
-            expect(withoutSeq(a!)).toEqual(page("/a"))
+            const both = yield* find(store, ["kettle"])
+            expect(both.find((found) => found.url.endsWith("/a"))).toEqual(page("/a", { content: "A copper kettle." }))
+            const b = both.find((found) => found.url.endsWith("/b"))
             expect(b).not.toHaveProperty("title")
             expect(b).not.toHaveProperty("description")
 
-            // The newest version wins, whatever the order of scrapedAt, and comes after every entry written before.
-            yield* store.indexPage(page("/b", { content: "Changed.", scrapedAt: T0 - 5 }))
-            yield* store.indexPage(page("/a", { title: "New title", scrapedAt: T0 + 5 }))
-            const entries = yield* all(store)
-            expect(entries.map(withoutSeq)).toEqual([
-              page("/b", { content: "Changed.", scrapedAt: T0 - 5 }),
-              page("/a", { title: "New title", scrapedAt: T0 + 5 }),
+            // The newest version wins: its old words find it no more.
+            yield* store.indexPage(page("/a", { title: "New title", content: "A copper teapot.", scrapedAt: T0 + 5 }))
+            expect(paths(yield* find(store, ["kettle"]))).toEqual(["/b"])
+            expect(yield* find(store, ["teapot"])).toEqual([
+              page("/a", { title: "New title", content: "A copper teapot.", scrapedAt: T0 + 5 }),
             ])
-            expect(entries[0]!.seq).toBeGreaterThan(b!.seq)
-            expect(entries[1]!.seq).toBeGreaterThan(entries[0]!.seq)
-            // A reader that saw the first versions finds the new ones after the last seq it saw.
-            expect((yield* store.indexedSince(b!.seq, 10)).map((entry) => entry.seq)).toEqual(
-              entries.map((entry) => entry.seq),
-            )
           }),
         ),
       )
 
-      it.effect("indexedSince pages through the entries in seq order", () =>
+      it.effect("finds pages with every term or with any, the last term as a prefix, best first", () =>
         withStore((store) =>
           Effect.gen(function* () {
-            for (const i of [0, 1, 2, 3, 4]) yield* store.indexPage(page(`/p${i}`))
-            const seen: Array<string> = []
-            let after = 0
-            for (;;) {
-              const batch = yield* store.indexedSince(after, 2)
-              if (batch.length === 0) break
-              expect(batch.length).toBeLessThanOrEqual(2)
-              seen.push(...batch.map((entry) => entry.url))
-              after = batch[batch.length - 1]!.seq
-            }
-            expect(seen).toEqual([0, 1, 2, 3, 4].map((i) => `https://example.test/p${i}`))
-            expect(yield* store.indexedSince(after, 10)).toEqual([])
-            expect(yield* store.indexedSince(0, 0)).toEqual([])
+            yield* store.indexPage(page("/body", { title: "Kitchen", content: "Among the things, one kettle." }))
+            yield* store.indexPage(page("/title", { title: "Kettle", content: "Boils water fast." }))
+            yield* store.indexPage(page("/both", { title: "Copper", content: "A copper kettle and more copper." }))
+            yield* store.indexPage(page("/other", { title: "Teapot", content: "Nothing to boil." }))
+            const kettles = yield* find(store, ["kettle"])
+            expect(paths(kettles).sort()).toEqual(["/body", "/both", "/title"])
+            // A title match ranks above a single mention in the body.
+            expect(paths(kettles).indexOf("/title")).toBeLessThan(paths(kettles).indexOf("/body"))
+            expect(paths(yield* find(store, ["copper", "kettle"]))).toEqual(["/both"])
+            expect(paths(yield* find(store, ["teapot", "kettle"], { match: "any" })).sort()).toEqual([
+              "/body",
+              "/both",
+              "/other",
+              "/title",
+            ])
+            expect(yield* find(store, ["kett"])).toEqual([])
+            expect(paths(yield* find(store, ["kett"], { prefixLast: true })).sort()).toEqual([
+              "/body",
+              "/both",
+              "/title",
+            ])
+            // The URL's words are searched too.
+            expect(paths(yield* find(store, ["other"]))).toContain("/other")
+            // Slices of the answer.
+            const first = yield* find(store, ["kettle"], { limit: 2 })
+            const rest = yield* find(store, ["kettle"], { offset: 2, limit: 2 })
+            expect(first).toHaveLength(2)
+            expect(paths([...first, ...rest]).sort()).toEqual(["/body", "/both", "/title"])
           }),
         ),
       )
 
-      it.effect("keeps the pages of each owner apart, the keyless one included", () =>
+      it.effect("keeps the pages of each owner apart, the keyless one included, and filters by time", () =>
         withStore((store) =>
           Effect.gen(function* () {
-            yield* store.indexPage(page("/x", { owner: "key-a", content: "a" }))
-            yield* store.indexPage(page("/x", { owner: "key-b", content: "b" }))
-            yield* store.indexPage(page("/x", { owner: null, content: "none" }))
-            yield* store.indexPage(page("/x", { owner: null, content: "none again" }))
-            const entries = yield* all(store)
-            expect(entries.map((entry) => [entry.owner, entry.content])).toEqual([
-              ["key-a", "a"],
-              ["key-b", "b"],
-              [null, "none again"],
+            yield* store.indexPage(page("/x", { owner: "key-a", content: "alpha", scrapedAt: T0 - 10 }))
+            yield* store.indexPage(page("/x", { owner: "key-b", content: "alpha beta", scrapedAt: T0 }))
+            yield* store.indexPage(page("/x", { owner: null, content: "alpha none" }))
+            yield* store.indexPage(page("/x", { owner: null, content: "alpha none again", scrapedAt: T0 + 10 }))
+            const contents = (pages: ReadonlyArray<IndexedPage>) => pages.map((found) => found.content).sort()
+            expect(contents(yield* find(store, ["alpha"]))).toEqual(["alpha"])
+            expect(contents(yield* find(store, ["alpha"], { owner: null }))).toEqual(["alpha none again"])
+            expect(contents(yield* find(store, ["alpha"], { owner: undefined }))).toEqual([
+              "alpha",
+              "alpha beta",
+              "alpha none again",
             ])
-            const found = yield* store.indexedPages([{ owner: null, url: "https://example.test/x" }])
-            expect(found.map(withoutSeq)).toEqual([page("/x", { owner: null, content: "none again" })])
+            expect(contents(yield* find(store, ["alpha"], { owner: undefined, from: T0 }))).toEqual([
+              "alpha beta",
+              "alpha none again",
+            ])
+            expect(contents(yield* find(store, ["alpha"], { owner: undefined, to: T0 }))).toEqual([
+              "alpha",
+              "alpha beta",
+            ])
+            const newest = yield* find(store, ["alpha"], { owner: undefined, newestFirst: true })
+            expect(newest.map((found) => found.scrapedAt)).toEqual([T0 + 10, T0, T0 - 10])
+            // No terms: the pages of the owner, newest first.
+            const listed = yield* find(store, [], { owner: undefined })
+            expect(listed.map((found) => found.scrapedAt)).toEqual([T0 + 10, T0, T0 - 10])
           }),
         ),
       )
 
-      it.effect("indexedPages gives the current entries of the keys that have one", () =>
-        withStore((store) =>
-          Effect.gen(function* () {
-            yield* store.indexPage(page("/a"))
-            yield* store.indexPage(page("/b"))
-            yield* store.indexPage(page("/a", { content: "Newer." }))
-            const key = (path: string, owner: string | null = "key-a") => ({
-              owner,
-              url: `https://example.test${path}`,
-            })
-            const found = yield* store.indexedPages([key("/a"), key("/missing"), key("/b"), key("/b", "key-b")])
-            expect(found.map(withoutSeq).sort((x, y) => x.url.localeCompare(y.url))).toEqual([
-              page("/a", { content: "Newer." }),
-              page("/b"),
-            ])
-            const current = yield* all(store)
-            expect(found.map((entry) => entry.seq).sort()).toEqual(current.map((entry) => entry.seq).sort())
-            expect(yield* store.indexedPages([])).toEqual([])
-          }),
-        ),
-      )
-
-      it.effect("purgeExpired deletes the entries scraped before indexBefore", () =>
+      it.effect("purgeExpired deletes the pages scraped before indexBefore", () =>
         withStore((store) =>
           Effect.gen(function* () {
             yield* store.indexPage(page("/old", { scrapedAt: T0 - 10 }))
             yield* store.indexPage(page("/edge", { scrapedAt: T0 }))
-            yield* store.indexPage(page("/new", { owner: null, scrapedAt: T0 + 10 }))
+            yield* store.indexPage(page("/new", { scrapedAt: T0 + 10 }))
             expect((yield* store.purgeExpired(T0 + 100)).indexed).toBe(0)
             expect((yield* store.purgeExpired(T0 + 100, { indexBefore: T0 })).indexed).toBe(1)
-            expect((yield* all(store)).map((entry) => new URL(entry.url).pathname)).toEqual(["/edge", "/new"])
-            expect(yield* store.indexedPages([{ owner: "key-a", url: "https://example.test/old" }])).toEqual([])
-            // Indexed again, the page is back, after every entry written before.
+            expect(paths(yield* find(store, ["text"])).sort()).toEqual(["/edge", "/new"])
+            // Indexed again, the page is back.
             yield* store.indexPage(page("/old", { scrapedAt: T0 + 20 }))
-            expect((yield* all(store)).map((entry) => new URL(entry.url).pathname)).toEqual(["/edge", "/new", "/old"])
+            expect(paths(yield* find(store, ["text"])).sort()).toEqual(["/edge", "/new", "/old"])
           }),
         ),
       )

@@ -52,6 +52,10 @@ const withIndex = <A, E>(
     return yield* body(yield* LocalIndex.LocalIndex, yield* JobStore)
   }).pipe(Effect.provide(LocalIndex.layer(options).pipe(Layer.provideMerge(store))))
 
+/** Every page of the store, newest first. */
+const allPages = (store: JobStoreShape) =>
+  store.searchIndex({ terms: [], match: "all", prefixLast: false, newestFirst: true, offset: 0, limit: 100 })
+
 const urls = (index: Index, q: SearchQuery) =>
   Effect.map(index.provider.search(q), (answer) => answer.hits.map((hit) => hit.url))
 
@@ -90,13 +94,12 @@ describe("LocalIndex", () => {
     ),
   )
 
-  it.effect("finds words by their prefix (the last one) and with a typo (long ones)", () =>
+  it.effect("finds words by their prefix (the last one)", () =>
     withIndex((index) =>
       Effect.gen(function* () {
         yield* index.record(null, page("https://example.test/wind", "Offshore turbines harvest the wind."))
         yield* index.record(null, page("https://example.test/sun", "Photovoltaic panels harvest the sun."))
         expect(yield* urls(index, query("offshore turb"))).toEqual(["https://example.test/wind"])
-        expect(yield* urls(index, query("photovoltaik"))).toEqual(["https://example.test/sun"])
         // Short words are not guessed at: "sin" is not "sun".
         expect(yield* urls(index, query("panels sin"))).toEqual(["https://example.test/sun"])
         expect(yield* urls(index, query("sin"))).toEqual([])
@@ -257,7 +260,7 @@ describe("LocalIndex", () => {
     ),
   )
 
-  it.effect("finds what another index on the same store recorded, before and after its first query", () =>
+  it.effect("finds what another index on the same store recorded", () =>
     Effect.gen(function* () {
       const store = MemoryJobStore.make()
       const [writer, reader] = yield* Effect.all([LocalIndex.make(), LocalIndex.make()]).pipe(
@@ -272,7 +275,7 @@ describe("LocalIndex", () => {
     }),
   )
 
-  it.effect("loads a large store in batches and answers concurrent first queries alike", () =>
+  it.effect("finds single pages among thousands, at the same time, and every page a prefix matches", () =>
     withIndex((index, store) =>
       Effect.gen(function* () {
         for (let i = 0; i < 4500; i++)
@@ -364,9 +367,9 @@ describe("recordDocument", () => {
         yield* LocalIndex.recordDocument(index, "key-a", document({}, 404), keep)
         yield* LocalIndex.recordDocument(index, "key-a", document(), { zeroDataRetention: true })
         yield* LocalIndex.recordDocument(undefined, "key-a", document(), keep)
-        expect(yield* store.indexedSince(0, 10)).toEqual([])
+        expect(yield* allPages(store)).toEqual([])
         yield* LocalIndex.recordDocument(index, "key-a", document(), { zeroDataRetention: undefined })
-        const [entry] = yield* store.indexedSince(0, 10)
+        const [entry] = yield* allPages(store)
         expect(entry).toMatchObject({
           owner: "key-a",
           url: "https://example.test/kelp",
@@ -389,9 +392,9 @@ describe("recordDocument", () => {
         const options = { zeroDataRetention: false, upload: true }
         yield* LocalIndex.recordDocument(index, null, upload(), options)
         yield* LocalIndex.recordDocument(index, null, upload("javascript:alert(1)"), options)
-        expect(yield* store.indexedSince(0, 10)).toEqual([])
+        expect(yield* allPages(store)).toEqual([])
         yield* LocalIndex.recordDocument(index, null, upload("https://kelp.example/forests"), options)
-        expect((yield* store.indexedSince(0, 10)).map((entry) => entry.url)).toEqual(["https://kelp.example/forests"])
+        expect((yield* allPages(store)).map((entry) => entry.url)).toEqual(["https://kelp.example/forests"])
       }),
     ),
   )
