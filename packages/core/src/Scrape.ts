@@ -303,7 +303,10 @@ export const make = Effect.gen(function* () {
       ...(actions !== undefined ? { actions } : {}),
     }
     // Fetched pages feed the local search index (a copy from the cache was indexed when it was fetched).
-    yield* recordDocument(searchIndex, input.owner ?? null, document, { zeroDataRetention: input.zeroDataRetention })
+    yield* recordDocument(searchIndex, input.owner ?? null, document, {
+      zeroDataRetention: input.zeroDataRetention,
+      personal: hasHeaders || input.profile !== undefined || (input.actions?.length ?? 0) > 0,
+    })
     const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
     return outcome
   })

@@ -30,6 +30,11 @@ export interface RecordedPage {
   /** The page's text (markdown). */
   readonly content: string
   readonly scrapedAt: number
+  /**
+   * Seen with the caller's headers, browser profile or actions: it may be that caller's alone, so an index shared by
+   * every key (`global`) leaves it out, as the scrape cache does.
+   */
+  readonly personal?: boolean | undefined
 }
 
 const firstOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
@@ -59,7 +64,11 @@ export const recordDocument = (
   index: Context.Tag.Service<LocalIndex> | undefined,
   owner: string | null,
   document: Document,
-  options: { readonly zeroDataRetention: boolean | undefined; readonly upload?: boolean },
+  options: {
+    readonly zeroDataRetention: boolean | undefined
+    readonly upload?: boolean
+    readonly personal?: boolean
+  },
 ): Effect.Effect<void> => {
   const { metadata, markdown } = document
   if (index === undefined || options.zeroDataRetention === true) return Effect.void
@@ -72,6 +81,7 @@ export const recordDocument = (
     description: firstOf(metadata.description),
     content: markdown,
     scrapedAt: Date.now(),
+    personal: options.personal,
   })
 }
 
@@ -203,7 +213,7 @@ export const make = (options: LocalIndexOptions = {}) =>
 
     const record = Effect.fn("LocalIndex.record")(function* (owner: string | null, page: RecordedPage) {
       const content = page.content.slice(0, MAX_CONTENT_CHARS)
-      if (content.trim() === "") return
+      if (content.trim() === "" || (page.personal === true && scope === "global")) return
       const title = page.title?.trim()
       const description = page.description?.trim()
       yield* store

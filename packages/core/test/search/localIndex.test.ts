@@ -165,6 +165,27 @@ describe("LocalIndex", () => {
     }),
   )
 
+  it.effect("leaves pages seen with a caller's headers, profile or actions out of a shared index only", () =>
+    Effect.gen(function* () {
+      const personal = page("https://example.test/inbox", "The inbox of key a.", { personal: true })
+      yield* withIndex(
+        (index) =>
+          Effect.gen(function* () {
+            yield* index.record("key-a", personal)
+            expect(yield* urls(index, query("inbox", { owner: "key-b" }))).toEqual([])
+            expect(yield* urls(index, query("inbox", { owner: "key-a" }))).toEqual([])
+          }),
+        { scope: "global" },
+      )
+      yield* withIndex((index) =>
+        Effect.gen(function* () {
+          yield* index.record("key-a", personal)
+          expect(yield* urls(index, query("inbox", { owner: "key-a" }))).toEqual(["https://example.test/inbox"])
+        }),
+      )
+    }),
+  )
+
   it.effect("keeps to the time range of tbs and sorts by date with sbd:1", () =>
     withIndex((index) =>
       Effect.gen(function* () {
