@@ -240,6 +240,8 @@ export const make = Effect.gen(function* () {
         cacheState: "hit",
         cachedAt: new Date(cached.value.cachedAt).toISOString(),
       })
+      // Indexed for this caller too: the copy may have been fetched by another key, or without markdown.
+      yield* recordDocument(searchIndex, input.owner ?? null, document, { zeroDataRetention: input.zeroDataRetention })
       const outcome: ScrapeOutcome = { document }
       return outcome
     }
@@ -302,7 +304,7 @@ export const make = Effect.gen(function* () {
       ...(screenshot !== undefined ? { screenshot } : {}),
       ...(actions !== undefined ? { actions } : {}),
     }
-    // Fetched pages feed the local search index (a copy from the cache was indexed when it was fetched).
+    // Fetched pages feed the local search index.
     yield* recordDocument(searchIndex, input.owner ?? null, document, {
       zeroDataRetention: input.zeroDataRetention,
       personal: hasHeaders || input.profile !== undefined || (input.actions?.length ?? 0) > 0,

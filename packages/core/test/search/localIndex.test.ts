@@ -532,6 +532,9 @@ describe("the engine's index", () => {
     // Only the formats asked for are built: a page scraped without markdown is not indexed.
     await scrape("key-a", { url: `${site.url}/seals`, formats: ["html"] })
     expect(await search("key-a", "seals")).toEqual([])
+    // The same page again, from the cache, with markdown: now it is.
+    await scrape("key-a", { url: `${site.url}/seals` })
+    expect(await search("key-a", "seals")).toEqual([`${site.url}/seals`])
 
     const zdr = await scrape("key-a", { url: `${site.url}/penguins`, zeroDataRetention: true })
     expect(zdr.success).toBe(true)
