@@ -109,6 +109,7 @@ export const SearchRequest = Schema.Struct({
   includeDomains: Schema.optional(Schema.Array(Domain)),
   excludeDomains: Schema.optional(Schema.Array(Domain)),
   tbs: Schema.optional(Schema.String),
+  /** Firecrawl's provider-specific filter string; no provider here shares its meaning. Accepted. */
   filter: Schema.optional(Schema.String),
   lang: Schema.optionalWith(Schema.String, { default: () => "en" }),
   /** Defaults to `us`, unless `location` is given. */

@@ -13,8 +13,7 @@ import * as Serper from "./Providers/Serper.js"
 import { chain } from "./SearchChain.js"
 import { SearchProvider, type SearchProviderShape } from "./SearchProvider.js"
 
-export const PROVIDER_NAMES = ["local", "searxng", "brave", "duckduckgo", "serper"] as const
-export type ProviderName = (typeof PROVIDER_NAMES)[number]
+const PROVIDER_NAMES = ["local", "searxng", "brave", "duckduckgo", "serper"]
 
 /** One provider of the chain: a name (no settings needed), a provider with its settings, or one of your own. */
 export type SearchProviderSetting =
