@@ -157,7 +157,7 @@ interface Parts {
   readonly builder: Layer.Layer<DocumentBuilder.DocumentBuilder>
   readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
-  readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard>
+  readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard | JobStore>
   readonly heap: Layer.Layer<never>
   readonly interact: Layer.Layer<InteractSessions.InteractConfig>
   readonly proxies: Layer.Layer<Proxies.Proxies>
@@ -264,7 +264,8 @@ const layerWith = (
     }),
     worker: workerLayer(options.worker),
     jobs: JobsConfig.layer(options.jobs ?? {}),
-    webhooks: Webhooks.layer(options.webhookSecret !== undefined ? { secret: options.webhookSecret } : {}),
+    // The engine's worker sends the deliveries; an engine without one only queues them for another process's.
+    webhooks: Webhooks.layer({ secret: options.webhookSecret, deliver: options.worker !== false }),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
     proxies: settings.proxies,

@@ -1,6 +1,7 @@
 /** The tables' rows as SQLite returns them, and their decoding into the JobStore's records. */
 import type { ScrapeCache } from "@webdata/core"
 import {
+  type Delivery,
   decodeJson,
   type IndexedPage,
   type Job,
@@ -77,6 +78,17 @@ export interface CacheRow {
   readonly body: string
   readonly cached_at: number
   readonly file: string | null
+}
+
+export interface DeliveryRow {
+  readonly seq: number
+  readonly id: string
+  readonly job_id: string
+  readonly payload: string
+  readonly attempts: number
+  readonly not_before: number
+  readonly lease_owner: string | null
+  readonly lease_until: number | null
 }
 
 /** A page of `search_index`, without the columns that only searching uses. */
@@ -167,3 +179,14 @@ export const toIndexedPage = (row: IndexRow): IndexedPage => ({
   content: row.content,
   scrapedAt: row.scraped_at,
 })
+
+/** A leased delivery (its lease columns set). */
+export const toDelivery = (row: DeliveryRow): Effect.Effect<Delivery, StoreError> =>
+  Effect.map(decodeJson(row.payload), (payload) => ({
+    id: row.id,
+    jobId: row.job_id,
+    payload,
+    attempts: row.attempts,
+    leaseOwner: row.lease_owner ?? "",
+    leaseUntil: row.lease_until ?? 0,
+  }))

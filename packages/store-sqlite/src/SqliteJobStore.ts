@@ -33,18 +33,20 @@ import {
   type TaskStatus,
   urlWords,
 } from "@webdata/core/jobs"
-import { Array as Arr, Config, type ConfigError, Effect, Layer, Option } from "effect"
+import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Stream } from "effect"
 import { matchExpression } from "./Fts.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
 import {
   type CacheRow,
+  type DeliveryRow,
   type DocumentRow,
   type ErrorRow,
   type IndexRow,
   type JobRow,
   type TaskRow,
   toCachedPage,
+  toDelivery,
   toDocument,
   toError,
   toIndexedPage,
@@ -556,6 +558,106 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       return orStoreError(Effect.map(rows, Arr.map(toIndexedPage)))
     },
 
+    enqueueDelivery: ({ jobId, payload, createdAt }) =>
+      Effect.flatMap(encodeJson(payload), (json) =>
+        orStoreError(
+          Effect.as(
+            sql`INSERT INTO deliveries ${sql.insert({
+              id: newId(),
+              job_id: jobId,
+              payload: json,
+              attempts: 0,
+              not_before: 0,
+              created_at: createdAt,
+            })}`,
+            true,
+          ),
+        ),
+      ),
+
+    leaseDeliveries: ({ worker, now, leaseMs, max }) =>
+      write(
+        Effect.gen(function* () {
+          // Each job's head (its lowest seq), when due or when its holder's lease ran out.
+          const heads = yield* sql<DeliveryRow>`
+            SELECT d.* FROM deliveries d
+            WHERE d.seq IN (SELECT min(seq) FROM deliveries GROUP BY job_id)
+              AND (CASE WHEN d.lease_until IS NULL THEN d.not_before ELSE d.lease_until END) <= ${now}
+            ORDER BY d.seq LIMIT ${Math.max(0, max)}`
+          if (heads.length === 0) return []
+          const leaseUntil = now + leaseMs
+          yield* sql`
+            UPDATE deliveries SET attempts = attempts + (lease_until IS NOT NULL),
+              lease_owner = ${worker}, lease_until = ${leaseUntil}
+            WHERE ${sql.in(
+              "seq",
+              heads.map((row) => row.seq),
+            )}`
+          return yield* Effect.forEach(heads, (row) =>
+            toDelivery({
+              ...row,
+              attempts: row.attempts + (row.lease_until === null ? 0 : 1),
+              lease_owner: worker,
+              lease_until: leaseUntil,
+            }),
+          )
+        }),
+      ),
+
+    finishDelivery: (delivery) =>
+      orStoreError(
+        Effect.map(
+          changes(sql`
+            DELETE FROM deliveries
+            WHERE id = ${delivery.id} AND lease_owner = ${delivery.leaseOwner} AND lease_until = ${delivery.leaseUntil}`),
+          (n) => n > 0,
+        ),
+      ),
+
+    retryDelivery: (delivery, notBefore) =>
+      orStoreError(
+        Effect.map(
+          changes(sql`
+            UPDATE deliveries SET attempts = attempts + 1, not_before = ${notBefore}, lease_owner = NULL,
+              lease_until = NULL
+            WHERE id = ${delivery.id} AND lease_owner = ${delivery.leaseOwner} AND lease_until = ${delivery.leaseUntil}`),
+          (n) => n > 0,
+        ),
+      ),
+
+    passGates: (gates, now) =>
+      write(
+        Effect.gen(function* () {
+          if (gates.length === 0) return Option.none()
+          const rows = yield* sql<{ readonly opens_at: number }>`
+            SELECT opens_at FROM gates WHERE ${sql.in(
+              "key",
+              gates.map((gate) => gate.key),
+            )}`
+          const closed = Math.max(0, ...rows.map((row) => row.opens_at))
+          if (closed > now) return Option.some(closed)
+          for (const gate of gates) {
+            if (gate.spacingMs <= 0) continue
+            yield* sql`INSERT OR REPLACE INTO gates ${sql.insert({ key: gate.key, opens_at: now + gate.spacingMs })}`
+          }
+          return Option.none()
+        }),
+      ),
+
+    holdGate: (key, until) =>
+      orStoreError(
+        Effect.map(
+          sql<{ readonly opens_at: number }>`
+            INSERT INTO gates ${sql.insert({ key, opens_at: until })}
+            ON CONFLICT (key) DO UPDATE SET opens_at = max(opens_at, excluded.opens_at)
+            RETURNING opens_at`,
+          (rows) => rows[0]?.opens_at ?? until,
+        ),
+      ),
+
+    // Processes sharing the file learn of each other's work by polling.
+    news: Stream.never,
+
     purgeExpired: (now, options = {}) =>
       write(
         Effect.gen(function* () {
@@ -564,6 +666,8 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
           const documents = yield* changes(sql`DELETE FROM documents WHERE job_id IN (${expired})`)
           const errors = yield* changes(sql`DELETE FROM job_errors WHERE job_id IN (${expired})`)
           yield* sql`DELETE FROM robots_blocked WHERE job_id IN (${expired})`
+          const deliveries = yield* changes(sql`DELETE FROM deliveries WHERE job_id IN (${expired})`)
+          yield* sql`DELETE FROM gates WHERE opens_at <= ${now}`
           const jobs = yield* changes(sql`DELETE FROM jobs WHERE expires_at <= ${now}`)
           const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
           const cache =
@@ -574,7 +678,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
             options.indexBefore === undefined
               ? 0
               : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
-          return { jobs, tasks, documents, errors, scrapes, cache, indexed }
+          return { jobs, tasks, documents, errors, scrapes, cache, indexed, deliveries }
         }),
       ),
   }

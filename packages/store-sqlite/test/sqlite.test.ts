@@ -83,6 +83,8 @@ describe("SQLite store", () => {
             body: "<p>cached</p>",
             cachedAt: T0,
           })
+          yield* store.enqueueDelivery({ jobId: job.id, payload: { event: "started" }, createdAt: T0 })
+          yield* store.holdGate("host example.test", T0 + 60_000)
           return { job: Option.getOrThrow(yield* store.getJob(job.id)), inFlight: b! }
         }),
       )
@@ -97,6 +99,12 @@ describe("SQLite store", () => {
           expect((yield* store.errors(before.job.id)).robotsBlocked).toEqual(["https://example.test/private"])
           expect(Option.getOrThrow(yield* store.getScrape("s-1")).document).toEqual({ markdown: "# s" })
           expect(Option.getOrThrow(yield* store.cacheGet("https://example.test/")).body).toBe("<p>cached</p>")
+          // A webhook delivery queued before the restart is sent after it; the host's back-off still holds.
+          const [queued] = yield* store.leaseDeliveries({ worker: "w2", now: T0 + 1, leaseMs: 1000, max: 10 })
+          expect(queued?.payload).toEqual({ event: "started" })
+          expect(yield* store.passGates([{ key: "host example.test", spacingMs: 0 }], T0 + 1)).toEqual(
+            Option.some(T0 + 60_000),
+          )
           // The lease taken before the restart is still the holder's, and the frontier goes on where it was.
           expect(
             (yield* store.completeTask(before.inFlight, { now: T0 + 2, discovered: [], robotsBlocked: [] })).recorded,
@@ -114,7 +122,7 @@ describe("SQLite store", () => {
         ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4])
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5])
     }),
   )
 

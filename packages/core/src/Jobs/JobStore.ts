@@ -12,12 +12,17 @@
  * time. Records are plain, immutable snapshots; JSON fields (`options`, `webhook`, documents) are stored as JSON, so
  * what comes back is what `JSON.parse(JSON.stringify(value))` gives.
  *
- * Layers: `MemoryJobStore.layer` (here in core) and `@webdata/store-sqlite`. Every layer passes the conformance
- * suite in `packages/core/test/jobs/conformance.ts`.
+ * Besides jobs it keeps what several worker processes must share: the webhook outbox (a delivery survives the
+ * process that queued it and is sent by one worker) and the politeness gates (a host's `Crawl-delay` or `Retry-After`
+ * and a job's `delay` hold across every worker).
+ *
+ * Layers: `MemoryJobStore.layer` (here in core), `@webdata/store-sqlite`, `@webdata/store-postgres` and
+ * `@webdata/store-redis`. Every layer passes the conformance suite in `packages/core/test/jobs/conformance.ts`.
  */
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, type Option, Schema, type Stream } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import type { CachedPage } from "../Cache/ScrapeCache.js"
+import type { WorkEvent } from "./WorkSignal.js"
 
 /** A failure of the store itself (not of the work it records). */
 export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
@@ -214,6 +219,34 @@ export interface PurgeCounts {
   readonly scrapes: number
   readonly cache: number
   readonly indexed: number
+  /** Webhook deliveries of the deleted jobs that were still waiting. */
+  readonly deliveries: number
+}
+
+/** A webhook event to send, as the job's code queues it. */
+export interface NewDelivery {
+  /** The job the event is about: a job's deliveries are sent one at a time, in the order they were queued. */
+  readonly jobId: string
+  /** What to send (JSON): the receiver, the body and its fixed `webhookId`, as the Webhooks service encodes them. */
+  readonly payload: unknown
+  readonly createdAt: number
+}
+
+/** A leased delivery: its holder sends it, then `finishDelivery` or `retryDelivery`. */
+export interface Delivery {
+  readonly id: string
+  readonly jobId: string
+  readonly payload: unknown
+  /** Failed attempts so far (`retryDelivery` and the expiry of a lease each count one). */
+  readonly attempts: number
+  readonly leaseOwner: string
+  readonly leaseUntil: number
+}
+
+/** A politeness gate: a name (`host example.com`, `job <id>`) and how long passing it keeps it closed. */
+export interface Gate {
+  readonly key: string
+  readonly spacingMs: number
 }
 
 /** Which page of the search index: one per owner and URL. */
@@ -361,8 +394,41 @@ export interface JobStoreShape {
   readonly searchIndex: (search: IndexSearch) => Effect.Effect<ReadonlyArray<IndexedPage>, StoreError>
 
   /**
-   * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors and robots-blocked URLs
-   * (whatever their status), the scrapes with `expiresAt <= now`, the cache entries older than `cacheBefore`, and
+   * Queues a webhook delivery (one write; the caller never waits for the receiver). False when the store refuses it
+   * because its outbox is full (the memory store bounds it; durable stores bound it by the jobs' expiry).
+   */
+  readonly enqueueDelivery: (delivery: NewDelivery) => Effect.Effect<boolean, StoreError>
+  /**
+   * Leases up to `max` deliveries to `worker` until `now + leaseMs`: for each job, its oldest queued delivery, when
+   * it is due (never leased, or given back with a `notBefore <= now`) or its lease ran out (its holder died: that
+   * counts an attempt). A job's later deliveries wait until the one before is finished, so they arrive in order.
+   * Oldest jobs' deliveries first. Concurrent calls never lease the same delivery.
+   */
+  readonly leaseDeliveries: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<Delivery>, StoreError>
+  /** Deletes a delivery that was sent (or given up on). False, nothing written, when the caller lost the lease. */
+  readonly finishDelivery: (delivery: Delivery) => Effect.Effect<boolean, StoreError>
+  /** Gives a delivery back for another attempt at `notBefore`, `attempts` + 1. False when the caller lost the lease. */
+  readonly retryDelivery: (delivery: Delivery, notBefore: number) => Effect.Effect<boolean, StoreError>
+
+  /**
+   * Passes the politeness `gates` together, atomically across every process: when all are open at `now`, each gate
+   * with `spacingMs > 0` closes until `now + spacingMs` and the answer is none; when any is closed, none is taken and
+   * the answer is the instant the last of the closed ones opens.
+   */
+  readonly passGates: (gates: ReadonlyArray<Gate>, now: number) => Effect.Effect<Option.Option<number>, StoreError>
+  /** Keeps gate `key` closed until `until` (a `Retry-After`); never shortens it. Answers when the gate opens. */
+  readonly holdGate: (key: string, until: number) => Effect.Effect<number, StoreError>
+
+  /**
+   * What other processes' writes to this store mean for a worker, as far as the backend can tell without polling:
+   * work was added or a job was cancelled (Postgres `LISTEN/NOTIFY`, Redis pub/sub). It only shortens waits, so it may
+   * drop or repeat events; a store without such news (memory: one process; SQLite: polling) never emits.
+   */
+  readonly news: Stream.Stream<WorkEvent>
+
+  /**
+   * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors, robots-blocked URLs and
+   * waiting webhook deliveries (whatever their status), the gates open at `now`, the scrapes with `expiresAt <= now`, the cache entries older than `cacheBefore`, and
    * the search index entries scraped before `indexBefore`.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeCounts, StoreError>

@@ -7,7 +7,7 @@
  * Each job keeps its open tasks (pending or leased) in a tree ordered by due time (`notBefore` while pending, the
  * lease's end while leased), so a lease reads only the tasks it takes, and every step is O(log n) in the job's tasks.
  */
-import { Effect, Layer, Option, Order, RedBlackTree } from "effect"
+import { Effect, Layer, Option, Order, RedBlackTree, Stream } from "effect"
 import { LRUCache } from "lru-cache"
 import { type CachedPage, cachedPageSize } from "../Cache/ScrapeCache.js"
 import { admissible } from "./Admission.js"
@@ -25,6 +25,8 @@ import {
   type TaskStatus,
 } from "./JobStore.js"
 import { encodeJson, encodeOptionalJson } from "./Json.js"
+import { MemoryGates } from "./MemoryGates.js"
+import { MemoryOutbox } from "./MemoryOutbox.js"
 import { MemoryPageIndex } from "./MemoryPageIndex.js"
 
 export interface MemoryJobStoreOptions {
@@ -40,6 +42,8 @@ export interface MemoryJobStoreOptions {
    * crawl does not grow the process without end. Default 64 MiB.
    */
   readonly indexMaxBytes?: number
+  /** Bound of the webhook deliveries waiting to be sent; beyond it new ones are refused. Default 10 000. */
+  readonly outboxCapacity?: number
 }
 
 /** `[dueAt, seq]`: seq (admission order, unique) breaks ties and makes keys unique. */
@@ -127,6 +131,8 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   let nextSeq = 0
   let nextTurn = 0
   const pageIndex = new MemoryPageIndex(options.indexMaxBytes ?? 64 * 1024 * 1024)
+  const outbox = new MemoryOutbox(options.outboxCapacity ?? 10_000)
+  const gates = new MemoryGates()
 
   const lock = Effect.unsafeMakeSemaphore(1)
   const atomic = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -499,10 +505,21 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     indexPage: (page) => atomic(Effect.sync(() => pageIndex.put({ ...page }))),
     searchIndex: (search) => Effect.sync(() => pageIndex.search(search)),
 
+    enqueueDelivery: (delivery) =>
+      Effect.flatMap(encodeJson(delivery.payload), (json) => atomic(Effect.sync(() => outbox.add(delivery, json)))),
+    leaseDeliveries: (request) => atomic(Effect.sync(() => outbox.lease(request))),
+    finishDelivery: (delivery) => atomic(Effect.sync(() => outbox.finish(delivery))),
+    retryDelivery: (delivery, notBefore) => atomic(Effect.sync(() => outbox.retry(delivery, notBefore))),
+
+    passGates: (list, now) => atomic(Effect.sync(() => Option.fromNullable(gates.pass(list, now)))),
+    holdGate: (key, until) => atomic(Effect.sync(() => gates.hold(key, until))),
+
+    news: Stream.never,
+
     purgeExpired: (now, purge = {}) =>
       atomic(
         Effect.sync(() => {
-          const counts = { jobs: 0, tasks: 0, documents: 0, errors: 0, scrapes: 0, cache: 0, indexed: 0 }
+          const counts = { jobs: 0, tasks: 0, documents: 0, errors: 0, scrapes: 0, cache: 0, indexed: 0, deliveries: 0 }
           for (const [id, jobRow] of jobs) {
             if (jobRow.job.expiresAt > now) continue
             for (const row of jobRow.tasks) tasks.delete(row.id)
@@ -510,9 +527,11 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             counts.tasks += jobRow.tasks.length
             counts.documents += jobRow.documents.length - jobRow.deletedBelow
             counts.errors += jobRow.errors.length
+            counts.deliveries += outbox.dropJob(id)
             active.delete(jobRow)
             jobs.delete(id)
           }
+          gates.purge(now)
           const expired = Array.from(scrapes.entries()).filter(([, scrape]) => scrape.expiresAt <= now)
           for (const [id] of expired) scrapes.delete(id)
           counts.scrapes = expired.length

@@ -26,7 +26,7 @@ import { SearchProvider } from "../Search/SearchProvider.js"
 import { webResults } from "../Search.js"
 import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
 import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
-import { hostGate, jobGate, Politeness } from "./Politeness.js"
+import { hostGate, MAX_BACKOFF_MS, taskGates } from "./Politeness.js"
 import { RobotsCache } from "./RobotsCache.js"
 import { announce, Webhooks } from "./Webhooks.js"
 
@@ -88,7 +88,6 @@ export const make = Effect.gen(function* () {
   const mapper = yield* MapService
   const search = yield* Effect.serviceOption(SearchProvider)
   const agent = yield* AgentSteps
-  const politeness = new Politeness()
   // Retry-After deferrals per task; bounded, since a task deferred here may end on another worker or be cancelled.
   const deferrals = new LRUCache<string, number>({ max: 10_000 })
 
@@ -242,21 +241,6 @@ export const make = Effect.gen(function* () {
     return { discovered, robotsBlocked }
   })
 
-  /** When the task may not run yet because of a gate, the instant it may; else the gates are taken. */
-  const gateOf = (context: JobContext, task: Task, crawlDelayMs: number, now: number): number | undefined => {
-    const host = hostGate(task.host)
-    const job = jobGate(task.jobId)
-    const delayMs = context.job.delayMs ?? 0
-    const closed = Math.max(
-      politeness.closedUntil(host, now) ?? 0,
-      delayMs > 0 ? (politeness.closedUntil(job, now) ?? 0) : 0,
-    )
-    if (closed > now) return closed
-    politeness.reserve(host, crawlDelayMs, now)
-    if (delayMs > 0) politeness.reserve(job, delayMs, now)
-    return undefined
-  }
-
   const scrapeInput = (context: JobContext & { readonly spec: Exclude<JobSpec, { kind: "agent" }> }, task: Task) => {
     const options = context.spec.kind === "extract" ? pageScrapeOptions(context.spec) : context.spec.scrapeOptions
     const formats =
@@ -304,8 +288,8 @@ export const make = Effect.gen(function* () {
       const deferred = deferrals.get(task.id) ?? 0
       if (deferred < MAX_DEFERRALS) {
         deferrals.set(task.id, deferred + 1)
-        politeness.backOff(hostGate(task.host), outcome.retryAfterMs, now)
-        yield* store.deferTask(task, politeness.closedUntil(hostGate(task.host), now) ?? now)
+        const opensAt = yield* store.holdGate(hostGate(task.host), now + Math.min(outcome.retryAfterMs, MAX_BACKOFF_MS))
+        yield* store.deferTask(task, opensAt)
         return
       }
     } else if (isServerTrouble(status) && task.attempts + 1 < MAX_ATTEMPTS) {
@@ -354,9 +338,9 @@ export const make = Effect.gen(function* () {
       return
     }
     const crawlDelayMs = Math.min((rules?.crawlDelaySeconds() ?? 0) * 1000, MAX_CRAWL_DELAY_MS)
-    const notBefore = gateOf(context, task, crawlDelayMs, Date.now())
-    if (notBefore !== undefined) {
-      yield* store.deferTask(task, notBefore)
+    const closed = yield* store.passGates(taskGates(task, crawlDelayMs, context.job.delayMs ?? 0), Date.now())
+    if (Option.isSome(closed)) {
+      yield* store.deferTask(task, closed.value)
       return
     }
     const result = yield* Effect.either(scraper.scrapeDetailed(scrapeInput({ ...context, spec }, task)))

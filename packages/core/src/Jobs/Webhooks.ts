@@ -1,9 +1,11 @@
 /**
- * Webhook delivery for crawl, batch-scrape, extract and agent jobs, in Firecrawl's wire format. `send` only enqueues, so a slow or
- * dead receiver never slows a crawl; a small pool of workers POSTs the payloads with retries and backoff. The queue is
- * bounded (a full queue drops with a warning instead of growing until OOM), one job's deliveries keep their order
- * (its `completed` never overtakes its `page`s) while different jobs are delivered concurrently, and every connection
- * goes through the URL guard like a scrape does. Redirects are not followed: a webhook's target is the URL given.
+ * Webhook delivery for crawl, batch-scrape, extract and agent jobs, in Firecrawl's wire format. `send` only writes the
+ * delivery to the job store's outbox, so a slow or dead receiver never slows a crawl and a delivery survives the
+ * process that queued it. Workers lease deliveries from the outbox and POST them with retries and backoff: each is
+ * sent by one process at a time, a job's in order (its `completed` never overtakes its `page`s), different jobs
+ * concurrently. A process that dies mid-delivery leaves a lease; once it runs out another worker sends the delivery
+ * again with the same `webhookId`, so receivers can deduplicate (delivery is at least once). Every connection goes
+ * through the URL guard like a scrape does; redirects are not followed: a webhook's target is the URL given.
  */
 import { createHmac } from "node:crypto"
 import {
@@ -14,6 +16,7 @@ import {
   Data,
   Duration,
   Effect,
+  FiberSet,
   Layer,
   Option,
   Queue,
@@ -26,7 +29,8 @@ import { PRIVATE_TARGETS_OPT_IN } from "../ErrorCodes.js"
 import { RequestError } from "../Errors.js"
 import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
 import { UrlGuard, type UrlGuardService } from "../Net/UrlGuard.js"
-import type { Job } from "./JobStore.js"
+import { type Delivery, type Job, JobStore } from "./JobStore.js"
+import * as WorkerIdentity from "./WorkerIdentity.js"
 
 export type WebhookJobKind = "crawl" | "batch" | "extract" | "agent"
 
@@ -90,11 +94,13 @@ export interface WebhooksOptions {
   readonly backoffMs?: number | undefined
   /** Time one attempt may take, answer included. Default 10 000 ms. */
   readonly timeoutMs?: number | undefined
-  /** Deliveries queued or in flight; beyond it new ones are dropped with a warning. Default 10 000. */
-  readonly capacity?: number | undefined
-  /** Jobs delivered at the same time. Default 4. */
+  /** Deliveries this process sends at the same time (to different jobs). Default 4. */
   readonly concurrency?: number | undefined
-  /** On release, how long queued deliveries may still be sent before the rest is dropped. Default 5000 ms. */
+  /** Whether this process sends deliveries (a worker) or only queues them (an API process). Default true. */
+  readonly deliver?: boolean | undefined
+  /** How often an idle sender looks for due deliveries queued by other processes. Default 250 ms. */
+  readonly pollMs?: number | undefined
+  /** On release, how long due deliveries may still be sent before the sender stops. Default 5000 ms. */
   readonly shutdownTimeoutMs?: number | undefined
 }
 
@@ -104,10 +110,15 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
   readonly retryable: boolean
 }> {}
 
+/** What the outbox keeps of a delivery: the event, and its `webhookId`, fixed at enqueue so retries carry it. */
 interface Queued {
   readonly delivery: WebhookDelivery
-  /** Fixed at enqueue, so retries carry the same id and receivers can deduplicate. */
   readonly webhookId: string
+}
+
+const isQueued = (payload: unknown): payload is Queued => {
+  const queued = payload as Partial<Queued> | null
+  return typeof queued?.webhookId === "string" && typeof queued.delivery?.spec?.url === "string"
 }
 
 const eventType = (delivery: WebhookDelivery) => `${TYPE_PREFIX[delivery.jobKind]}.${delivery.event}`
@@ -149,26 +160,21 @@ const describeError = (error: unknown) => {
   return typeof code === "string" ? `${message} (${code})` : message
 }
 
-/** Builds the service; its workers and connections live as long as the enclosing scope. */
+/** Builds the service; its sender and connections live as long as the enclosing scope. */
 export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptions = {}) {
   const secret = options.secret !== undefined && options.secret !== "" ? options.secret : undefined
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4)
-  const backoff = Duration.millis(options.backoffMs ?? 1000)
+  const backoffMs = options.backoffMs ?? 1000
   const timeout = Duration.millis(options.timeoutMs ?? 10_000)
-  const capacity = Math.max(1, options.capacity ?? 10_000)
   const concurrency = Math.max(1, options.concurrency ?? 4)
+  const pollMs = options.pollMs ?? 250
   const shutdownTimeout = Duration.millis(options.shutdownTimeoutMs ?? 5000)
 
+  const store = yield* JobStore
   const guard = yield* UrlGuard
   const agent = yield* guardedAgent(guard, { rejectUnauthorized: true })
-
-  // Queue state is plain data mutated only inside synchronous steps, which JavaScript never interleaves. A job key is
-  // in `jobs` while it has deliveries waiting or in flight, and then it is either in `ready` or held by one worker:
-  // that single owner is what keeps a job's deliveries in order.
-  const jobs = new Map<string, Array<Queued>>()
-  const ready = yield* Queue.unbounded<string>()
-  let pending = 0
-  let closed = false
+  /** Offered when this process queues a delivery: its own sender need not wait for the next poll. */
+  const wake = yield* Queue.sliding<void>(1)
 
   const post = (target: URL, headers: Record<string, string>, body: Buffer) =>
     Effect.tryPromise({
@@ -203,103 +209,144 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       ),
     )
 
-  const deliver = Effect.fn("Webhooks.deliver")(
-    function* (queued: Queued) {
+  /** One attempt: the guard's check of the target, then one POST. */
+  const attempt = (queued: Queued) =>
+    Effect.gen(function* () {
       const { spec } = queued.delivery
       const target = yield* guard
         .checkUrl(spec.url)
         .pipe(Effect.mapError((error) => new AttemptFailed({ message: error.message, retryable: false })))
       const body = yield* encodeBody(queued)
-      const headers = requestHeaders(spec, body, secret)
-      let attempts = 0
-      yield* Effect.suspend(() => {
-        attempts++
-        return post(target, headers, body)
-      }).pipe(
-        Effect.retry({
-          schedule: Schedule.exponential(backoff).pipe(Schedule.jittered),
-          times: maxAttempts - 1,
-          while: (error) => error.retryable,
-        }),
-        Effect.mapError(
-          (error) =>
-            new AttemptFailed({ message: `${error.message} (gave up after ${attempts} attempt(s))`, retryable: false }),
-        ),
-      )
-    },
-    (effect, queued) =>
-      effect.pipe(
-        Effect.catchAll((error) => Effect.logWarning(`Webhook not delivered: ${error.message}`)),
-        Effect.catchAllDefect((defect) => Effect.logWarning("Webhook not delivered", Cause.die(defect))),
+      yield* post(target, requestHeaders(spec, body, secret), body)
+    })
+
+  /** Sends a leased delivery once; then it is finished, or given back for a later attempt, or given up. */
+  const deliver = Effect.fn("Webhooks.deliver")(
+    function* (leased: Delivery) {
+      const queued = leased.payload
+      if (!isQueued(queued)) {
+        yield* store.finishDelivery(leased)
+        return yield* Effect.logWarning(`Webhook delivery ${leased.id} dropped: its stored form does not decode`)
+      }
+      const failure = yield* Effect.flip(attempt(queued)).pipe(Effect.option)
+      const attempts = leased.attempts + 1
+      if (Option.isNone(failure)) return yield* store.finishDelivery(leased)
+      const { message, retryable } = failure.value
+      if (retryable && attempts < maxAttempts) {
+        const jitter = 0.8 + Math.random() * 0.4
+        return yield* store.retryDelivery(leased, Date.now() + backoffMs * 2 ** leased.attempts * jitter)
+      }
+      yield* store.finishDelivery(leased)
+      yield* Effect.logWarning(`Webhook not delivered: ${message} (gave up after ${attempts} attempt(s))`).pipe(
         Effect.annotateLogs({
           webhookUrl: queued.delivery.spec.url,
           webhookType: eventType(queued.delivery),
           jobId: queued.delivery.jobId,
           webhookId: queued.webhookId,
         }),
+      )
+    },
+    (effect) =>
+      effect.pipe(
+        Effect.catchAll((error) => Effect.logWarning("Webhook delivery: the outbox failed", error)),
+        Effect.catchAllDefect((defect) => Effect.logWarning("Webhook not delivered", Cause.die(defect))),
       ),
   )
 
-  /** Takes one ready job, delivers its oldest event, and puts the job back at the end if more are waiting. */
-  const work = Effect.gen(function* () {
-    const key = yield* Queue.take(ready)
-    const waiting = jobs.get(key)
-    const next = waiting?.[0]
-    if (waiting === undefined || next === undefined) return
-    yield* deliver(next)
-    waiting.shift()
-    pending--
-    if (waiting.length > 0) yield* Queue.offer(ready, key)
-    else jobs.delete(key)
-  })
+  if (options.deliver ?? true) {
+    const worker = WorkerIdentity.newHolder()
+    // A lease outlives the attempt it covers, so no other process sends the same delivery meanwhile.
+    const leaseMs = Duration.toMillis(timeout) + 5000
+    const sending = yield* FiberSet.make()
+    let inFlight = 0
+    /** Whether the last look at the outbox found nothing due: with nothing in flight, the sender is idle. */
+    let drained = false
 
-  yield* Effect.forkScoped(Effect.forever(work)).pipe(Effect.replicateEffect(concurrency))
+    const sendDue = Effect.gen(function* () {
+      const free = concurrency - inFlight
+      if (free <= 0) return false
+      const leased = yield* store.leaseDeliveries({ worker, now: Date.now(), leaseMs, max: free })
+      drained = leased.length === 0
+      for (const delivery of leased) {
+        inFlight++
+        yield* FiberSet.run(
+          sending,
+          deliver(delivery).pipe(
+            Effect.ensuring(
+              Effect.suspend(() => {
+                inFlight--
+                return Queue.offer(wake, undefined)
+              }),
+            ),
+          ),
+        )
+      }
+      return leased.length === free
+    }).pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning("Leasing webhook deliveries failed", error), false)))
 
-  // Added after the workers, so it runs before they are interrupted: queued deliveries get a bounded last chance.
-  yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
-      closed = true
-      return Effect.repeat(
-        Effect.sync(() => pending),
-        { schedule: Schedule.spaced(Duration.millis(20)), until: (count) => count === 0 },
-      )
-    }).pipe(
-      // Finalizers run uninterruptibly, and a timeout cannot stop an uninterruptible wait.
-      Effect.interruptible,
-      Effect.timeout(shutdownTimeout),
-      Effect.catchAll(() => Effect.logWarning(`Shutting down: ${pending} webhook delivery(ies) dropped`)),
-    ),
-  )
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.flatMap(sendDue, (more) =>
+          more ? Effect.void : Queue.take(wake).pipe(Effect.timeout(Duration.millis(pollMs)), Effect.ignore),
+        ),
+      ),
+    )
+
+    // Added after the sender, so it runs before the sender is interrupted: due deliveries get a bounded last chance.
+    yield* Effect.addFinalizer(() =>
+      Effect.repeat(
+        Effect.sync(() => inFlight === 0 && drained),
+        { schedule: Schedule.spaced(Duration.millis(20)), until: (idle) => idle },
+      ).pipe(
+        // Finalizers run uninterruptibly, and a timeout cannot stop an uninterruptible wait.
+        Effect.interruptible,
+        Effect.timeout(shutdownTimeout),
+        Effect.catchAll(() =>
+          Effect.logWarning(
+            `Shutting down: ${inFlight} webhook delivery(ies) unfinished; a durable store sends them once their lease runs out`,
+          ),
+        ),
+      ),
+    )
+  }
 
   const send = (delivery: WebhookDelivery): Effect.Effect<void> =>
     Effect.suspend(() => {
       if (!delivery.spec.events.includes(delivery.event)) return Effect.void
-      const dropped = closed ? "the webhook service is shutting down" : pending >= capacity ? "the queue is full" : ""
-      if (dropped !== "")
-        return Effect.logWarning(`Webhook ${eventType(delivery)} for job ${delivery.jobId} dropped: ${dropped}`)
-      pending++
       const queued: Queued = { delivery, webhookId: uuidv7() }
-      const key = `${delivery.jobKind}:${delivery.jobId}`
-      const waiting = jobs.get(key)
-      if (waiting !== undefined) {
-        waiting.push(queued)
-        return Effect.void
-      }
-      jobs.set(key, [queued])
-      return Queue.offer(ready, key)
+      return store.enqueueDelivery({ jobId: delivery.jobId, payload: queued, createdAt: Date.now() }).pipe(
+        Effect.flatMap((accepted) =>
+          accepted
+            ? Queue.offer(wake, undefined)
+            : Effect.logWarning(`Webhook ${eventType(delivery)} for job ${delivery.jobId} dropped: the outbox is full`),
+        ),
+        Effect.catchAll((error) =>
+          Effect.logWarning(
+            `Webhook ${eventType(delivery)} for job ${delivery.jobId} dropped: the outbox failed`,
+            error,
+          ),
+        ),
+      )
     }).pipe(Effect.asVoid)
 
   return Webhooks.of({ send })
 })
 
 /** The service with explicit options (missing ones take the defaults). */
-export const layer = (options: WebhooksOptions = {}): Layer.Layer<Webhooks, never, UrlGuard> =>
+export const layer = (options: WebhooksOptions = {}): Layer.Layer<Webhooks, never, UrlGuard | JobStore> =>
   Layer.scoped(Webhooks, make(options))
 
-/** The service from the environment: `WEBDATA_WEBHOOK_SECRET` signs the payloads when set (an empty value is unset). */
-export const layerConfig: Layer.Layer<Webhooks, ConfigError.ConfigError, UrlGuard> = Layer.unwrapEffect(
-  Effect.map(Config.option(Config.redacted("WEBDATA_WEBHOOK_SECRET")), (secret) =>
-    layer({ secret: Option.getOrUndefined(Option.map(secret, Redacted.value)) }),
+/**
+ * The service from the environment: `WEBDATA_WEBHOOK_SECRET` signs the payloads when set (an empty value is unset);
+ * a process without a worker (`WEBDATA_WORKER=0`) only queues deliveries, for the workers to send.
+ */
+export const layerConfig: Layer.Layer<Webhooks, ConfigError.ConfigError, UrlGuard | JobStore> = Layer.unwrapEffect(
+  Effect.map(
+    Config.all([
+      Config.option(Config.redacted("WEBDATA_WEBHOOK_SECRET")),
+      Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true)),
+    ]),
+    ([secret, deliver]) => layer({ secret: Option.getOrUndefined(Option.map(secret, Redacted.value)), deliver }),
   ),
 )
 

@@ -2,7 +2,8 @@
  * The worker: one loop that leases due tasks from the job store and runs them, at most `concurrency` at a time
  * (each job's `maxConcurrency` is enforced by the store's lease). A running task's lease is renewed while it runs;
  * a task whose lease is lost (the store gave it to another worker after a stall) is interrupted. A cancelled job's
- * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes by polling.
+ * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes through the
+ * store's `news` (Postgres `LISTEN/NOTIFY`, Redis pub/sub) or, where the store has none, by polling.
  * Expired jobs are purged periodically.
  *
  * Nothing here is durable: a killed worker leaves leases, and their tasks run again. The store records each task's
@@ -10,11 +11,11 @@
  * its own machine that are gone (a restarted server resumes its crawls within seconds); leases of other machines'
  * workers come back when they expire.
  */
-import { Config, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Ref, Schedule } from "effect"
+import { Config, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
 import { JobStore, type Task } from "./JobStore.js"
 import { TaskRunner } from "./TaskRunner.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
-import { WorkSignal } from "./WorkSignal.js"
+import { type WorkEvent, WorkSignal } from "./WorkSignal.js"
 
 export interface WorkerOptions {
   /** Tasks run at once by this worker. Default 16. */
@@ -127,13 +128,12 @@ export const run = (options: WorkerOptions = {}) =>
       ),
     )
 
+    const onEvent = (event: WorkEvent) =>
+      event._tag === "JobCancelled" ? interruptJob(event.jobId) : Queue.offer(wake, undefined)
+
     const listen = Effect.gen(function* () {
       const events = yield* signal.subscribe
-      while (true) {
-        const event = yield* Queue.take(events)
-        if (event._tag === "JobCancelled") yield* interruptJob(event.jobId)
-        else yield* Queue.offer(wake, undefined)
-      }
+      while (true) yield* onEvent(yield* Queue.take(events))
     }).pipe(Effect.scoped)
 
     /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
@@ -154,6 +154,7 @@ export const run = (options: WorkerOptions = {}) =>
     }).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
 
     yield* Effect.forkScoped(listen)
+    yield* Effect.forkScoped(Stream.runForEach(store.news, onEvent))
     yield* Effect.forkScoped(Effect.repeat(watchJobs, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
     yield* Effect.forkScoped(
       Effect.repeat(Effect.zipRight(reclaim, purge), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
@@ -167,8 +168,8 @@ export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, Jo
   Layer.scopedDiscard(run(options))
 
 /**
- * The worker configured by `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_CACHE_TTL_HOURS` and
- * `WEBDATA_SEARCH_INDEX_TTL_HOURS` (docs/configuration.md).
+ * The worker configured by `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_WORKER_LEASE_SECONDS`, `WEBDATA_CACHE_TTL_HOURS`
+ * and `WEBDATA_SEARCH_INDEX_TTL_HOURS` (docs/configuration.md).
  */
 export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
   Effect.gen(function* () {
@@ -184,7 +185,17 @@ export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | Work
       Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
       Config.withDefault(defaults.searchIndexTtlMs / (60 * 60 * 1000)),
     )
+    // How long a task of a worker that died on another machine waits before another worker takes it.
+    const leaseSeconds = yield* Config.number("WEBDATA_WORKER_LEASE_SECONDS").pipe(
+      Config.validate({ message: "must be at least 1", validation: (seconds) => seconds >= 1 }),
+      Config.withDefault(defaults.leaseMs / 1000),
+    )
     const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
-    return layer({ concurrency, cacheTtlMs: hours(cacheTtlHours), searchIndexTtlMs: hours(indexTtlHours) })
+    return layer({
+      concurrency,
+      leaseMs: Math.round(leaseSeconds * 1000),
+      cacheTtlMs: hours(cacheTtlHours),
+      searchIndexTtlMs: hours(indexTtlHours),
+    })
   }).pipe(Effect.orDie),
 )

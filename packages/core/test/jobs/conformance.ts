@@ -910,6 +910,131 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
       )
     })
 
+    describe("webhook outbox", () => {
+      const leaseOut = (store: JobStoreShape, worker: string, now: number, max = 10, leaseMs = 1000) =>
+        store.leaseDeliveries({ worker, now, leaseMs, max })
+      const enqueue = (store: JobStoreShape, jobId: string, n: number) =>
+        store.enqueueDelivery({ jobId, payload: { event: "page", n, data: [{ markdown: "é" }] }, createdAt: T0 })
+
+      it.effect("sends a job's deliveries one at a time, in order; jobs side by side", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* leaseOut(store, "w1", T0)).toEqual([])
+            for (const n of [1, 2, 3]) expect(yield* enqueue(store, "job-a", n)).toBe(true)
+            yield* enqueue(store, "job-b", 1)
+            const first = yield* leaseOut(store, "w1", T0)
+            expect(first.map((d) => [d.jobId, (d.payload as { n: number }).n])).toEqual([
+              ["job-a", 1],
+              ["job-b", 1],
+            ])
+            expect(first[0]).toMatchObject({ attempts: 0, leaseOwner: "w1", leaseUntil: T0 + 1000 })
+            expect(first[0]!.payload).toEqual({ event: "page", n: 1, data: [{ markdown: "é" }] })
+            // Nothing else is due while the heads are leased: the next of job-a waits for the first.
+            expect(yield* leaseOut(store, "w2", T0 + 1)).toEqual([])
+            expect(yield* store.finishDelivery(first[0]!)).toBe(true)
+            // Finishing twice writes nothing.
+            expect(yield* store.finishDelivery(first[0]!)).toBe(false)
+            const second = yield* leaseOut(store, "w2", T0 + 2)
+            expect(second.map((d) => (d.payload as { n: number }).n)).toEqual([2])
+            yield* store.finishDelivery(second[0]!)
+            yield* store.finishDelivery(first[1]!)
+            const third = yield* leaseOut(store, "w2", T0 + 3)
+            expect(third.map((d) => [d.jobId, (d.payload as { n: number }).n])).toEqual([["job-a", 3]])
+            yield* store.finishDelivery(third[0]!)
+            expect(yield* leaseOut(store, "w2", T0 + 10_000)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("retries at notBefore, and a dead holder's lease comes back counting an attempt", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* enqueue(store, "job-a", 1)
+            yield* enqueue(store, "job-a", 2)
+            const [first] = yield* leaseOut(store, "w1", T0)
+            expect(yield* store.retryDelivery(first!, T0 + 500)).toBe(true)
+            expect(yield* store.retryDelivery(first!, T0 + 500)).toBe(false)
+            // The retried head keeps its place: the second delivery does not overtake it.
+            expect(yield* leaseOut(store, "w1", T0 + 499)).toEqual([])
+            const [again] = yield* leaseOut(store, "w1", T0 + 500)
+            expect(again).toMatchObject({ id: first!.id, attempts: 1 })
+            // Its holder dies: after the lease, another worker gets it, and the old holder can no longer finish it.
+            expect(yield* leaseOut(store, "w2", T0 + 1499)).toEqual([])
+            const [taken] = yield* leaseOut(store, "w2", T0 + 1500)
+            expect(taken).toMatchObject({ id: first!.id, attempts: 2, leaseOwner: "w2" })
+            expect(yield* store.finishDelivery(again!)).toBe(false)
+            expect(yield* store.finishDelivery(taken!)).toBe(true)
+            const [next] = yield* leaseOut(store, "w2", T0 + 1501)
+            expect((next!.payload as { n: number }).n).toBe(2)
+          }),
+        ),
+      )
+
+      it.effect("concurrent leases never hand out the same delivery; max bounds a lease", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            for (let job = 0; job < 20; job++) yield* enqueue(store, `job-${job}`, 1)
+            expect(yield* leaseOut(store, "w0", T0, 3)).toHaveLength(3)
+            const leased = yield* Effect.all(
+              Array.from({ length: 4 }, (_, i) => leaseOut(store, `w${i + 1}`, T0, 5)),
+              { concurrency: "unbounded" },
+            )
+            const ids = leased.flat().map((d) => d.id)
+            expect(ids).toHaveLength(17)
+            expect(new Set(ids).size).toBe(17)
+          }),
+        ),
+      )
+    })
+
+    describe("politeness gates", () => {
+      const host = (spacingMs: number) => ({ key: "host example.test", spacingMs })
+      const job = (spacingMs: number) => ({ key: "job j1", spacingMs })
+
+      it.effect("a gate passed closes for its spacing; closed gates answer when the last opens", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* store.passGates([host(0)], T0)).toEqual(Option.none())
+            // No spacing: the gate stays open.
+            expect(yield* store.passGates([host(0)], T0)).toEqual(Option.none())
+            expect(yield* store.passGates([host(1000), job(3000)], T0)).toEqual(Option.none())
+            expect(yield* store.passGates([host(1000)], T0 + 10)).toEqual(Option.some(T0 + 1000))
+            expect(yield* store.passGates([host(1000), job(3000)], T0 + 1000)).toEqual(Option.some(T0 + 3000))
+            // A refused pass takes nothing: the host gate is still open at T0 + 1000 for a task of another job.
+            expect(yield* store.passGates([host(1000)], T0 + 1000)).toEqual(Option.none())
+            expect(yield* store.passGates([host(1000), job(3000)], T0 + 3000)).toEqual(Option.none())
+          }),
+        ),
+      )
+
+      it.effect("holdGate keeps a gate closed, never shortens it, and purgeExpired forgets open gates", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* store.holdGate("host example.test", T0 + 5000)).toBe(T0 + 5000)
+            expect(yield* store.holdGate("host example.test", T0 + 100)).toBe(T0 + 5000)
+            expect(yield* store.passGates([host(0)], T0 + 4999)).toEqual(Option.some(T0 + 5000))
+            yield* store.purgeExpired(T0 + 4999)
+            expect(yield* store.passGates([host(0)], T0 + 4999)).toEqual(Option.some(T0 + 5000))
+            yield* store.purgeExpired(T0 + 5000)
+            expect(yield* store.passGates([host(0)], T0 + 5000)).toEqual(Option.none())
+          }),
+        ),
+      )
+
+      it.effect("of concurrent passes of one spaced gate, exactly one gets through", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const passes = yield* Effect.all(
+              Array.from({ length: 8 }, () => store.passGates([host(1000)], T0)),
+              { concurrency: "unbounded" },
+            )
+            expect(passes.filter(Option.isNone)).toHaveLength(1)
+            expect(passes.filter(Option.isSome).map((closed) => closed.value)).toEqual(Array(7).fill(T0 + 1000))
+          }),
+        ),
+      )
+    })
+
     describe("expiry", () => {
       it.effect("purgeExpired deletes expired jobs with all they hold, expired scrapes and old cache entries", () =>
         withStore((store) =>
@@ -933,7 +1058,10 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
               scrapes: 0,
               cache: 0,
               indexed: 0,
+              deliveries: 0,
             })
+            yield* store.enqueueDelivery({ jobId: old.id, payload: { n: 1 }, createdAt: T0 })
+            yield* store.enqueueDelivery({ jobId: kept.id, payload: { n: 2 }, createdAt: T0 })
             expect(yield* store.purgeExpired(T0 + 100, { cacheBefore: T0 })).toEqual({
               jobs: 1,
               tasks: 3,
@@ -942,7 +1070,11 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
               scrapes: 1,
               cache: 1,
               indexed: 0,
+              deliveries: 1,
             })
+            // The kept job's delivery is still there.
+            const waiting = yield* store.leaseDeliveries({ worker: "w1", now: T0 + 100, leaseMs: 1000, max: 10 })
+            expect(waiting.map((delivery) => delivery.payload)).toEqual([{ n: 2 }])
             expect(yield* store.getJob(old.id)).toEqual(Option.none())
             expect(yield* store.getTask(a!.id)).toEqual(Option.none())
             expect(yield* store.countDocuments(old.id)).toBe(0)

@@ -3,6 +3,8 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import { ConfigProvider, Effect, Layer, Logger, ManagedRuntime, Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Webhook, type WebhookEvent } from "../../src/Domain/Webhook.js"
+import { JobStore } from "../../src/Jobs/JobStore.js"
+import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import * as Webhooks from "../../src/Jobs/Webhooks.js"
 import * as UrlGuard from "../../src/Net/UrlGuard.js"
 import { listenOnLoopback } from "../support/loopback.js"
@@ -78,20 +80,27 @@ const openGuard = UrlGuard.layer({ allowPrivateAddresses: true, allow: [] })
 
 interface Harness {
   readonly send: (delivery: Webhooks.WebhookDelivery) => Promise<void>
+  /** Builds the service (a runtime builds it at its first use otherwise). */
+  readonly start: () => Promise<void>
   readonly logs: Array<string>
   readonly dispose: () => Promise<void>
 }
 
-const harness = (layer: Layer.Layer<Webhooks.Webhooks, unknown, UrlGuard.UrlGuard>, guard = openGuard): Harness => {
+const harness = (
+  layer: Layer.Layer<Webhooks.Webhooks, unknown, UrlGuard.UrlGuard | JobStore>,
+  guard = openGuard,
+  store: Layer.Layer<JobStore> = MemoryJobStore.layer(),
+): Harness => {
   const logs: Array<string> = []
   const capture = Logger.make(({ message }) => {
     logs.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
   })
   const runtime = ManagedRuntime.make(
-    layer.pipe(Layer.provide(guard), Layer.provide(Logger.replace(Logger.defaultLogger, capture))),
+    layer.pipe(Layer.provide(Layer.merge(guard, store)), Layer.provide(Logger.replace(Logger.defaultLogger, capture))),
   )
   return {
     send: (delivery) => runtime.runPromise(Effect.flatMap(Webhooks.Webhooks, (service) => service.send(delivery))),
+    start: () => runtime.runPromise(Effect.asVoid(Webhooks.Webhooks)),
     logs,
     dispose: () => runtime.dispose(),
   }
@@ -288,6 +297,30 @@ describe("Webhooks: retries", () => {
 })
 
 describe("Webhooks: queueing", () => {
+  it("an API process only queues; the worker processes sharing its store send each delivery once, in order", async () => {
+    const receiver = await startReceiver()
+    // One store shared by three "processes": the API (deliver: false) and two workers.
+    const shared = Layer.succeed(JobStore, MemoryJobStore.make())
+    const api = harness(Webhooks.layer({ ...fast, deliver: false }), openGuard, shared)
+    for (let page = 0; page < 20; page++)
+      await api.send(delivery(receiver.url, "page", { jobId: `job-${page % 4}`, data: [{ page }] }))
+    await sleep(400)
+    expect(receiver.received).toHaveLength(0)
+    const workers = [1, 2].map(() => harness(Webhooks.layer(fast), openGuard, shared))
+    await Promise.all(workers.map((worker) => worker.start()))
+    await receiver.waitFor(20)
+    await sleep(300)
+    await Promise.all([api, ...workers].map((hooks) => hooks.dispose()))
+    expect(receiver.received).toHaveLength(20)
+    expect(new Set(receiver.received.map((entry) => entry.json.webhookId)).size).toBe(20)
+    for (let job = 0; job < 4; job++) {
+      const pages = receiver.received
+        .filter((entry) => entry.json.id === `job-${job}`)
+        .map((entry) => (entry.json.data as Array<{ page: number }>)[0]!.page)
+      expect(pages).toEqual([0, 1, 2, 3, 4].map((n) => n * 4 + job))
+    }
+  })
+
   it("keeps one job's order when the receiver is slow for the first, and delivers other jobs meanwhile", async () => {
     const receiver = await startReceiver((index) => (index === 0 ? sleep(300).then(() => 200) : 200))
     const hooks = harness(Webhooks.layer(fast))
@@ -326,16 +359,20 @@ describe("Webhooks: queueing", () => {
     expect(receiver.received).toHaveLength(1)
   })
 
-  it("drops deliveries with a warning when the queue is full", async () => {
+  it("drops deliveries with a warning when the memory store's outbox is full", async () => {
     const receiver = await startReceiver(hang)
-    const hooks = harness(Webhooks.layer({ ...fast, timeoutMs: 5000, capacity: 2, shutdownTimeoutMs: 50 }))
+    const hooks = harness(
+      Webhooks.layer({ ...fast, timeoutMs: 5000, shutdownTimeoutMs: 50 }),
+      openGuard,
+      MemoryJobStore.layer({ outboxCapacity: 2 }),
+    )
     await hooks.send(delivery(receiver.url, "started", { jobId: "1" }))
     await hooks.send(delivery(receiver.url, "started", { jobId: "2" }))
     await hooks.send(delivery(receiver.url, "started", { jobId: "3" }))
     await receiver.waitFor(2)
     await hooks.dispose()
     expect(receiver.received.map((entry) => entry.json.id).sort()).toEqual(["1", "2"])
-    expect(hooks.logs).toContainEqual("Webhook crawl.started for job 3 dropped: the queue is full")
+    expect(hooks.logs).toContainEqual("Webhook crawl.started for job 3 dropped: the outbox is full")
   })
 
   it("shuts down within its grace period while the receiver hangs, and finishes what it can before", async () => {
@@ -350,7 +387,9 @@ describe("Webhooks: queueing", () => {
     const elapsed = performance.now() - started
     expect(elapsed).toBeGreaterThanOrEqual(350)
     expect(elapsed).toBeLessThan(1500)
-    expect(hooks.logs).toContainEqual("Shutting down: 1 webhook delivery(ies) dropped")
+    expect(hooks.logs).toContainEqual(
+      "Shutting down: 1 webhook delivery(ies) unfinished; a durable store sends them once their lease runs out",
+    )
     expect(hooks.logs.filter((line) => line.includes("quick"))).toEqual([])
   })
 

@@ -4,10 +4,12 @@ import initial from "./0001_initial.js"
 import profiles from "./0002_profiles.js"
 import cachedFiles from "./0003_cached_files.js"
 import searchIndex from "./0004_search_index.js"
+import outboxAndGates from "./0005_outbox_and_gates.js"
 
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_profiles": profiles,
   "0003_cached_files": cachedFiles,
   "0004_search_index": searchIndex,
+  "0005_outbox_and_gates": outboxAndGates,
 })
