@@ -28,9 +28,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { gunzipSync } from "node:zlib"
-import { serve } from "@webdata/adapter-express"
 import { Engine, ServerConfig } from "@webdata/core"
 import { extractHtml } from "@webdata/core/content"
+import { serve } from "@webdata/server"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const REQUESTS = Number(process.env.REQUESTS ?? 200)
@@ -131,7 +131,7 @@ let sent = 0
 const nextPageUrl = () => `http://127.0.0.1:${site.address().port}/${sent++}`
 
 /** `entry` in a child process (by default `npm start`'s, with its defaults) and `env`; resolves once it listens. */
-const startProcess = async (env, entry = new URL("../../packages/adapter-express/dist/main.js", import.meta.url)) => {
+const startProcess = async (env, entry = new URL("../../packages/server/dist/main.js", import.meta.url)) => {
   const folder = mkdtempSync(join(tmpdir(), "webdata-bench-server-"))
   const flags = (process.env.CHILD_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
   const child = spawn(process.execPath, [...flags, entry.pathname], {

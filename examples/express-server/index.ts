@@ -1,7 +1,8 @@
 /**
  * Your Express app with the webdata API under `/firecrawl` (keys `secret-1`, `secret-2`), jobs on SQLite and a
  * worker in the same process: `npm start -w @webdata/example-express-server`, then point the Firecrawl SDK at
- * `http://127.0.0.1:3000/firecrawl` with one of the keys.
+ * `http://127.0.0.1:3000/firecrawl` with one of the keys. For the API alone, configured from the environment, run
+ * `@webdata/server` (`npm start` at the root) instead.
  */
 import { attachCrawlWatcher, webdataErrorHandler, webdataRouter } from "@webdata/adapter-express"
 import { SqliteJobStore } from "@webdata/store-sqlite"

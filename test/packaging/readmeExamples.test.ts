@@ -17,7 +17,17 @@ import { readmeSnippets } from "./readmeSnippets.js"
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL("../..", import.meta.url))
-const PACKAGES = ["core", "store-sqlite", "browser", "parse", "adapter-express", "adapter-cli"]
+const PACKAGES = [
+  "core",
+  "store-sqlite",
+  "store-postgres",
+  "store-redis",
+  "browser",
+  "parse",
+  "adapter-express",
+  "server",
+  "adapter-cli",
+]
 
 let project: string
 let site: FixtureSite
@@ -145,5 +155,17 @@ describe("the packed packages installed into a fresh project", () => {
       },
     )
     expect(parsed.stdout).toContain("# Quarterly Field Report")
+  }, 120_000)
+
+  it("installs the server's binaries, which load and refuse a worker on a store of its own", async () => {
+    const refused = await run("npx", ["webdata-worker"], {
+      cwd: project,
+      env: { ...process.env, WEBDATA_STORE: "memory:" },
+    }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code: number; stderr: string }) => error,
+    )
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("webdata: cannot start the worker: WEBDATA_STORE=memory: is private")
   }, 120_000)
 })

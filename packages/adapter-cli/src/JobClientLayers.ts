@@ -46,8 +46,8 @@ import { fail } from "./ScraperLayers.js"
 const engineHere = Layer.unwrapEffect(
   Effect.flatMap(Config.option(Config.string("WEBDATA_STORE")), (store) =>
     Option.isSome(store)
-      ? Effect.promise(() => import("@webdata/adapter-express")).pipe(
-          Effect.map(({ storeLayerConfig }) => localEngine(storeLayerConfig)),
+      ? Effect.promise(() => import("@webdata/server")).pipe(
+          Effect.map(({ StoreFromEnvironment }) => localEngine(StoreFromEnvironment.layerConfig())),
         )
       : Effect.succeed(localEngine(MemoryJobStore.layer())),
   ),

@@ -5,8 +5,8 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Engine, ServerConfig } from "@webdata/core"
 import * as Parse from "@webdata/parse"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type RunningServer, serve } from "../../adapter-express/src/serve.js"
 import { webdata } from "./support/run.js"
 
 const fixture = (path: string) => fileURLToPath(new URL(`../../parse/test/fixtures/${path}`, import.meta.url))

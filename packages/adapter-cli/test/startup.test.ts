@@ -1,7 +1,7 @@
 /**
  * Start-up: a one-shot command loads only what it runs. Checked on the modules the process loads (deterministic),
  * not on wall time: `--version` and `--help` load no engine, local commands the engine without the HTTP contract,
- * and only `serve` and `worker` Express and the SQLite store.
+ * and only `serve` and `worker` the server, Express and the job store.
  */
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -26,12 +26,15 @@ const loadsOf = async (args: ReadonlyArray<string>) => {
 const loadsAny = (loaded: ReadonlyArray<string>, parts: ReadonlyArray<string>) =>
   loaded.filter((url) => parts.some((part) => url.includes(part)))
 
-/** What a one-shot command leaves out: the server (Express, the SQLite store and driver, the v2 HTTP contract) and more. */
+/** What a one-shot command leaves out: the server (Express, the job stores and drivers, the v2 HTTP contract) and more. */
 const LEFT_OUT = [
+  "/packages/server/",
   "/packages/adapter-express/",
   "/node_modules/express/",
   "/packages/store-sqlite/",
   "/node_modules/better-sqlite3/",
+  "/packages/store-postgres/",
+  "/packages/store-redis/",
   "/packages/core/src/Http/",
   // The indexes of @effect/platform and @effect/platform-node, which load every module of the package (the HTTP
   // server, cluster, RPC, SQL): the CLI imports the few modules it uses by their own paths.

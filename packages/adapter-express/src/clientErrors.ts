@@ -41,7 +41,8 @@ const answerFor = (error: NodeJS.ErrnoException & { rawPacket?: Buffer }): strin
 /**
  * Answers `server`'s parser errors with the envelope: 431 for a request line or headers over Node's limit, 405 for a
  * method Node's parser does not know, 400 for anything else it cannot parse; and `CONNECT` with 405, unless the server
- * has a `connect` listener of its own. `serve()` attaches it; attach it to your own server around `webdataRouter`.
+ * has a `connect` listener of its own. `serve()` of `@webdata/server` attaches it; attach it to your own server around
+ * `webdataRouter`.
  */
 export const attachClientErrorEnvelope = (server: Server): void => {
   server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { layer as browserLayer } from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { AwsClient } from "aws4fetch"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { hasValidSignature } from "../../core/test/support/sigV4.js"
-import { type RunningServer, serve } from "../src/serve.js"
 
 const BASE = "https://files.example.test/v2/artifacts"
 const directory = mkdtempSync(join(tmpdir(), "webdata-artifacts-"))

@@ -6,11 +6,12 @@ import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Firecrawl, { type Document } from "@mendable/firecrawl-js"
 import { type CrawlWatch, Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WebSocket, WebSocketServer } from "ws"
 import { type CrawlSite, chainPages, startCrawlSite } from "../../core/test/support/crawlSite.js"
-import { attachCrawlWatcher, type RunningServer, serve, webdataRouter } from "../src/index.js"
+import { attachCrawlWatcher, webdataRouter } from "../src/index.js"
 import { startTestApi } from "./support/apiWithSite.js"
 
 interface Recorded {

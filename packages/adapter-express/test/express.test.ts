@@ -1,16 +1,11 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Firecrawl from "@mendable/firecrawl-js"
+import type { RunningServer } from "@webdata/server"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { FixtureSite } from "../../core/test/support/fixtureSite.js"
-import {
-  type RunningServer,
-  toExpressMiddleware,
-  type WebdataRouter,
-  webdataErrorHandler,
-  webdataRouter,
-} from "../src/index.js"
+import { toExpressMiddleware, type WebdataRouter, webdataErrorHandler, webdataRouter } from "../src/index.js"
 import { type ApiWithSite, startApiWithSite } from "./support/apiWithSite.js"
 
 let site: FixtureSite

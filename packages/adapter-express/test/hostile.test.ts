@@ -1,8 +1,8 @@
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
 import { type HostileServer, start as startHostile } from "../../core/test/support/hostileServer.js"
-import { type RunningServer, serve } from "../src/index.js"
 
 // Every hostile target, scraped through the real server: each ends in a clear error or a bounded document within
 // its timeout, memory stays bounded, and the server keeps answering. Traffic stays on 127.0.0.0/8.

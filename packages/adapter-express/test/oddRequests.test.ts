@@ -7,9 +7,10 @@ import { createServer, request as httpRequest, type Server } from "node:http"
 import { connect } from "node:net"
 import type { Duplex } from "node:stream"
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { listenOnLoopback } from "../../core/test/support/loopback.js"
-import { attachClientErrorEnvelope, type RunningServer, serve } from "../src/index.js"
+import { attachClientErrorEnvelope } from "../src/index.js"
 
 let api: RunningServer
 let port: number

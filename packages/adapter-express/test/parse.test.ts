@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url"
 import Firecrawl from "@mendable/firecrawl-js"
 import { Engine, ServerConfig } from "@webdata/core"
 import * as Parse from "@webdata/parse"
+import { type RunningServer, serve } from "@webdata/server"
 import { ConfigProvider, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
-import { type RunningServer, serve } from "../src/serve.js"
 
 const fixture = (path: string) =>
   readFileSync(fileURLToPath(new URL(`../../parse/test/fixtures/${path}`, import.meta.url)))

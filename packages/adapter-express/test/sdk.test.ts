@@ -3,9 +3,9 @@
  * the answers checked against what the site holds.
  */
 import Firecrawl, { type Document } from "@mendable/firecrawl-js"
+import type { RunningServer } from "@webdata/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CrawlSite, chainPages, type SitePage, startCrawlSite } from "../../core/test/support/crawlSite.js"
-import type { RunningServer } from "../src/index.js"
 import { startTestApi } from "./support/apiWithSite.js"
 
 /** A small linked site: 12 reachable pages, one disallowed by robots.txt, one link that answers 404. */

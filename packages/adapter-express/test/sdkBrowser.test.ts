@@ -6,10 +6,10 @@ import { createServer } from "node:http"
 import Firecrawl from "@mendable/firecrawl-js"
 import * as Browser from "@webdata/browser"
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { executablePath } from "../../browser/test/support/chromium.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
-import { type RunningServer, serve } from "../src/index.js"
 
 let site: Listening
 let api: RunningServer

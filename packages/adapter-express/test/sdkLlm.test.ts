@@ -4,12 +4,12 @@
  */
 import Firecrawl from "@mendable/firecrawl-js"
 import { Engine, SearchProvider, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { CrawlSite } from "../../core/test/support/crawlSite.js"
 import { type FakeModel, type RecordedRequest, startFakeModel } from "../../core/test/support/fakeModels.js"
 import { PRODUCTS, startShopSite } from "../../core/test/support/shopSite.js"
-import { type RunningServer, serve } from "../src/index.js"
 
 let site: CrawlSite
 let model: FakeModel

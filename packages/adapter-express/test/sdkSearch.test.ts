@@ -6,10 +6,10 @@
 import { createServer } from "node:http"
 import Firecrawl from "@mendable/firecrawl-js"
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CorpusItem, type FakeSearch, startFakeSearxng } from "../../core/test/support/fakeSearch.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
-import { type RunningServer, serve } from "../src/index.js"
 
 let site: Listening
 let searxng: FakeSearch

@@ -9,10 +9,10 @@ import { createServer, type Server } from "node:http"
 import { PassThrough } from "node:stream"
 import { createGzip, gzipSync } from "node:zlib"
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixtureSite.js"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
-import { type RunningServer, serve } from "../src/index.js"
 
 /** The bound the ordinary key's p99 must stay under while the hostile key runs. */
 export const ORDINARY_P99_MS = 2_000

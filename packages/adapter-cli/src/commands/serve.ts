@@ -23,11 +23,15 @@ export const serveCommand = Command.make("serve", options, ({ port, host }) =>
     Effect.tryPromise({
       // The server's modules load only for this command.
       try: () =>
-        import("@webdata/adapter-express").then(async ({ enginesLine, serve }) => ({
+        import("@webdata/server").then(async ({ enginesLine, serve }) => ({
           ...(await serve({ port, host })),
           engines: enginesLine(),
         })),
-      catch: (error) => new CliFailure(`Cannot listen on ${host}:${port}: ${(error as Error).message}`),
+      catch: (error) =>
+        new CliFailure(
+          // A port taken or refused, or a setting that stops the engine (an unknown store, a store not installed).
+          `${(error as { syscall?: unknown }).syscall === "listen" ? "Cannot listen on" : "Cannot start the server on"} ${host}:${port}: ${(error as Error).message}`,
+        ),
     }),
     (running) => Effect.promise(running.close),
   ).pipe(

@@ -62,7 +62,7 @@ const apiOf = (apiUrl: Option.Option<string>, apiKey: Option.Option<string>) =>
         Effect.tryPromise({
           try: async () => {
             const [{ serve }, { ServerConfig }] = await Promise.all([
-              import("@webdata/adapter-express"),
+              import("@webdata/server"),
               import("@webdata/core"),
             ])
             const key = randomBytes(24).toString("base64url")

@@ -1,7 +1,7 @@
 /** A test API server (private targets allowed, the given keys; none: open) beside the site it scrapes. */
 import { Engine, ServerConfig } from "@webdata/core"
+import { type RunningServer, serve } from "@webdata/server"
 import { type FixtureSite, startFixtureSite } from "../../../core/test/support/fixtureSite.js"
-import { type RunningServer, serve } from "../../src/index.js"
 
 export const startTestApi = (apiKeys: ReadonlyArray<string> = []): Promise<RunningServer> =>
   serve({

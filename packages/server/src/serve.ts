@@ -1,24 +1,27 @@
-/** A ready Express server for the API (what `npm start` and `webdata serve` run). */
+/**
+ * A ready Express server for the API (what `npm start` and `webdata serve` run): the router's handler, the error
+ * envelope for what Node answers before Express, the crawl watcher and the interact sessions' sockets.
+ */
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Browser from "@webdata/browser"
-import { Engine, type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
-import * as Parse from "@webdata/parse"
-import { Effect, Layer } from "effect"
+import {
+  attachClientErrorEnvelope,
+  attachCrawlWatcher,
+  attachSessionSockets,
+  toExpressMiddleware,
+  webdataErrorHandler,
+} from "@webdata/adapter-express"
+import { type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
+import { Layer } from "effect"
 import express from "express"
-import { attachClientErrorEnvelope } from "./clientErrors.js"
-import { attachCrawlWatcher } from "./crawlWatcher.js"
-import { webdataErrorHandler } from "./router.js"
-import { attachSessionSockets } from "./sessionSockets.js"
-import { storeLayerConfig } from "./store.js"
-import { toExpressMiddleware } from "./toExpressMiddleware.js"
+import { engineFromEnvironment } from "./engine.js"
 
 export interface ServeOptions {
   readonly port?: number
   readonly host?: string
   /**
-   * Engine layer; defaults to the engine configured from the environment, on the store `WEBDATA_STORE` names, with
-   * the browser engine when Chromium is found (`CHROMIUM_PATH`, else on the PATH).
+   * Engine layer; defaults to `engineFromEnvironment()`: on the store `WEBDATA_STORE` names, with the browser engine
+   * when Chromium is found (`CHROMIUM_PATH`, else on the PATH), and a worker unless `WEBDATA_WORKER=0`.
    */
   readonly engine?: Layer.Layer<EngineServices>
   /**
@@ -44,26 +47,6 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
   if (value === "" || value === "false") return false
   if (value === "true") return true
   return /^\d+$/.test(value) ? Number(value) : value
-}
-
-/**
- * The engine configured from the environment (what `npm start`, `webdata serve` and `webdata worker` run): on the store
- * `WEBDATA_STORE` names, with the file parsers, and the browser engine when a Chromium is found.
- */
-export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
-  Engine.layerConfig(storeLayerConfig, Effect.runSync(Browser.layerConfig()), Effect.runSync(Parse.layerConfig()))
-
-/** What `npm start` and `webdata serve` say at start-up about the engines `engineFromEnvironment()` has. */
-export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {
-  const chromium = Browser.findChromium(env)
-  const model = env.WEBDATA_LLM?.trim()
-  const llm =
-    model !== undefined && model !== ""
-      ? `language model ${model}`
-      : "no language model (WEBDATA_LLM): summary is extractive, json with a schema uses the offline extractor, prompts and the agent answer 400"
-  return chromium !== undefined
-    ? `engines: http, browser (Chromium at ${chromium}), file parsers; ${llm}`
-    : `engines: http, file parsers; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400; ${llm}`
 }
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {

@@ -5,7 +5,7 @@
 import { createServer } from "node:http"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
-import { type RunningServer, serve } from "../src/serve.js"
+import { type RunningServer, serve } from "../src/index.js"
 
 const TEXT = "Written by the page's own script after it loaded, so only a browser sees it."
 

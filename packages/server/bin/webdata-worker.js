@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { start } from "./start.js"
+
+start("workerMain.js")

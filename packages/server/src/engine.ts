@@ -1,0 +1,31 @@
+/** The engine as the server's processes run it: every setting from the environment. */
+import * as Browser from "@webdata/browser"
+import { Engine, type EngineServices } from "@webdata/core"
+import * as Parse from "@webdata/parse"
+import { Effect, type Layer } from "effect"
+import * as StoreFromEnvironment from "./StoreFromEnvironment.js"
+
+/**
+ * The engine configured from the environment (what `npm start`, `webdata serve` and the workers run): on the store
+ * `WEBDATA_STORE` names, with the file parsers, the browser engine when a Chromium is found, and a worker unless
+ * `WEBDATA_WORKER=0`.
+ */
+export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
+  Engine.layerConfig(
+    StoreFromEnvironment.layerConfig(),
+    Effect.runSync(Browser.layerConfig()),
+    Effect.runSync(Parse.layerConfig()),
+  )
+
+/** What the server and the workers say at start-up about the engines `engineFromEnvironment()` has. */
+export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {
+  const chromium = Browser.findChromium(env)
+  const model = env.WEBDATA_LLM?.trim()
+  const llm =
+    model !== undefined && model !== ""
+      ? `language model ${model}`
+      : "no language model (WEBDATA_LLM): summary is extractive, json with a schema uses the offline extractor, prompts and the agent answer 400"
+  return chromium !== undefined
+    ? `engines: http, browser (Chromium at ${chromium}), file parsers; ${llm}`
+    : `engines: http, file parsers; no Chromium found (set CHROMIUM_PATH or install chromium): browser options (waitFor, actions, screenshot, mobile, location, profile) and interact sessions answer 400; ${llm}`
+}

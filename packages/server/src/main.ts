@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * `npm start` and the `webdata-server` binary: the API, the crawl watcher and the session sockets on PORT/HOST, with a
+ * worker unless WEBDATA_WORKER=0 (the API processes of a deployment whose workers run apart), configured from the
+ * environment.
+ */
+import { enginesLine } from "./engine.js"
+import { serve } from "./serve.js"
+import { closeOnSignal } from "./signals.js"
+
+const port = Number(process.env.PORT ?? 3002)
+const host = process.env.HOST ?? "127.0.0.1"
+
+const running = await serve({ port, host }).catch((error: unknown) => {
+  console.error(`webdata: cannot start the server on ${host}:${port}: ${(error as Error).message}`)
+  process.exit(1)
+})
+console.log(`webdata API listening on ${running.url}`)
+console.log(enginesLine())
+closeOnSignal(running.close)
