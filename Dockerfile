@@ -1,0 +1,19 @@
+# The webdata server image: the API (`webdata-server`) and the worker (`webdata-worker`) from this repository, with
+# Debian's Chromium for the browser engine. docs/deploy.md shows it in a compose file with Postgres and Redis.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# The SQLite driver compiles from source where no prebuilt binary fits.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN npm ci && npx tsc -b && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-liberation tini \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /app /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3002 CHROMIUM_PATH=/usr/bin/chromium
+USER node
+EXPOSE 3002
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "packages/server/dist/main.js"]
