@@ -1,0 +1,2 @@
+/** @webdata/store-redis: the JobStore on Redis, `RedisJobStore.layer({ url, prefix })`. */
+export * as RedisJobStore from "./RedisJobStore.js"
