@@ -1,0 +1,155 @@
+/** Task leases: claiming due tasks fairly across jobs, renewing, giving back, and ending the leases of gone workers. */
+import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+import { fairLease, type JobStoreShape, type Task, type TaskError } from "@webdata/core/jobs"
+import { Array as Arr, Effect, Option, Order } from "effect"
+import { changes, type Db } from "./Db.js"
+import * as News from "./News.js"
+import { type CountRow, type Int8, type TaskRow, toCount, toTask } from "./Rows.js"
+
+type Leases = Pick<
+  JobStoreShape,
+  "leaseTasks" | "leaseHolders" | "expireLeases" | "renewLease" | "retryTask" | "deferTask"
+>
+
+/** The live (unexpired) leases of the job `jobId` names (a parameter or a column), counted on `tasks_live`. */
+const liveLeases = (sql: SqlClient.SqlClient, jobId: Fragment | string, now: number) =>
+  sql<CountRow>`SELECT count(*) FROM tasks WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > ${now}`
+
+/**
+ * The jobs a lease may serve, least recently served first: running, with a task due now, and below their
+ * `maxConcurrency` (checked again under the lease lock). At most `max` of them, since each gets at least one slot.
+ */
+export const candidates = (sql: SqlClient.SqlClient, now: number, max: number) =>
+  sql<{ readonly id: string; readonly max_concurrency: number | null }>`
+    SELECT j.id, j.max_concurrency FROM jobs j
+    WHERE j.status = 'scraping'
+      AND EXISTS (
+        SELECT 1 FROM tasks t WHERE t.job_id = j.id AND t.status IN ('pending', 'leased') AND t.due_at <= ${now}
+      )
+      AND (j.max_concurrency IS NULL OR (${liveLeases(sql, sql`j.id`, now)}) < j.max_concurrency)
+    ORDER BY j.lease_turn, j.created_at, j.id
+    LIMIT ${max}`
+
+export interface Claim {
+  readonly jobId: string
+  readonly worker: string
+  readonly now: number
+  readonly leaseUntil: number
+  readonly max: number
+}
+
+/**
+ * Leases up to `max` due tasks of a job to `worker`, earliest due first, then in admission order. Tasks that another
+ * transaction holds are skipped, not waited for: concurrent claims never take the same task and never block.
+ * `was_due` keeps the order the tasks were claimed in (`RETURNING` has none).
+ */
+export const claim = (sql: SqlClient.SqlClient, { jobId, worker, now, leaseUntil, max }: Claim) =>
+  sql<TaskRow & { readonly was_due: Int8 }>`
+    WITH due AS (
+      SELECT seq, due_at FROM tasks
+      WHERE job_id = ${jobId} AND status IN ('pending', 'leased') AND due_at <= ${now}
+      ORDER BY due_at, seq
+      LIMIT ${max}
+      FOR UPDATE SKIP LOCKED
+    )
+    UPDATE tasks t SET
+      attempts = t.attempts + (t.status = 'leased')::int4,
+      status = 'leased', lease_owner = ${worker}, lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+    FROM due WHERE t.seq = due.seq
+    RETURNING t.*, due.due_at AS was_due`
+
+const claimOrder = Order.mapInput(
+  Order.tuple(Order.number, Order.number),
+  (row: TaskRow & { readonly was_due: Int8 }) => [Number(row.was_due), Number(row.seq)] as const,
+)
+
+export const make = ({ sql, run, transaction, locks, notify }: Db): Leases => {
+  /** Puts a leased task back in the queue (retry or defer), if the caller still holds its lease. */
+  const release = (task: Task, notBefore: number, attempt: 0 | 1, error?: TaskError) =>
+    run(
+      Effect.map(
+        changes(sql`
+          UPDATE tasks SET status = 'pending', lease_owner = NULL, lease_until = NULL,
+            not_before = ${notBefore}, due_at = ${notBefore}, attempts = attempts + ${attempt},
+            error_code = coalesce(${error?.code ?? null}, error_code),
+            error_message = coalesce(${error?.message ?? null}, error_message)
+          WHERE id = ${task.id} AND status = 'leased'
+            AND lease_owner = ${task.leaseOwner ?? null} AND lease_until = ${task.leaseUntil ?? null}`),
+        (changed) => changed > 0,
+      ),
+    )
+
+  return {
+    leaseTasks: ({ worker, now, leaseMs, max }) =>
+      max <= 0
+        ? Effect.succeed([])
+        : transaction(
+            Effect.gen(function* () {
+              const jobs = yield* candidates(sql, now, max)
+              yield* locks.leases(jobs.filter((job) => job.max_concurrency !== null).map((job) => job.id))
+              const leaseUntil = now + leaseMs
+              const { tasks, served } = yield* fairLease(
+                jobs.map((job) => ({ id: job.id, maxConcurrency: job.max_concurrency ?? undefined })),
+                max,
+                {
+                  liveLeases: (jobId) => Effect.map(liveLeases(sql, jobId, now), toCount),
+                  take: (jobId, n) =>
+                    Effect.map(claim(sql, { jobId, worker, now, leaseUntil, max: n }), (rows) =>
+                      Arr.sort(rows, claimOrder).map(toTask),
+                    ),
+                },
+              )
+              // Served jobs go to the back of the line. A job whose row is locked right now (a writer's last
+              // statement, a purge) keeps its turn rather than making this lease wait (see Locks).
+              for (const jobId of served) {
+                yield* sql`
+                  UPDATE jobs SET lease_turn = nextval('lease_turns')
+                  WHERE id = (SELECT id FROM jobs WHERE id = ${jobId} FOR NO KEY UPDATE SKIP LOCKED)`
+              }
+              return tasks
+            }),
+          ),
+
+    leaseHolders: (prefix) =>
+      run(
+        Effect.map(
+          sql<{ readonly lease_owner: string }>`
+            SELECT DISTINCT lease_owner FROM tasks WHERE status = 'leased' AND starts_with(lease_owner, ${prefix})`,
+          Arr.map((row) => row.lease_owner),
+        ),
+      ),
+
+    expireLeases: (holders, now) =>
+      holders.length === 0
+        ? Effect.succeed(0)
+        : transaction(
+            Effect.gen(function* () {
+              // Locked tasks are skipped: each is being completed, leased again or cancelled, which ends its lease.
+              const ended = yield* changes(sql`
+                WITH gone AS (
+                  SELECT seq FROM tasks WHERE status = 'leased' AND lease_owner = ANY (${holders}::text[])
+                  FOR UPDATE SKIP LOCKED
+                )
+                UPDATE tasks t SET lease_until = ${now}, due_at = ${now} FROM gone WHERE t.seq = gone.seq`)
+              if (ended > 0) yield* notify(News.WORK_ADDED)
+              return ended
+            }),
+          ),
+
+    renewLease: (task, leaseUntil) =>
+      run(
+        Effect.map(
+          sql<TaskRow>`
+            UPDATE tasks SET lease_until = ${leaseUntil}, due_at = ${leaseUntil}
+            WHERE id = ${task.id} AND status = 'leased'
+              AND lease_owner = ${task.leaseOwner ?? null} AND lease_until = ${task.leaseUntil ?? null}
+            RETURNING *`,
+          (rows) => Option.map(Arr.head(rows), toTask),
+        ),
+      ),
+
+    retryTask: (task, { notBefore, error }) => release(task, notBefore, 1, error),
+    deferTask: (task, notBefore) => release(task, notBefore, 0),
+  }
+}

@@ -1,0 +1,7 @@
+/** The schema migrations, in order; applied by `@effect/sql`'s Migrator (see `PostgresJobStore.migrate`). */
+import * as Migrator from "@effect/sql/Migrator"
+import initial from "./0001_initial.js"
+
+export const loader = Migrator.fromRecord({
+  "0001_initial": initial,
+})
