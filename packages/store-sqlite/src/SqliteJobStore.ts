@@ -39,11 +39,11 @@ import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
 import {
   type CacheRow,
-  type DeliveryRow,
   type DocumentRow,
   type ErrorRow,
   type IndexRow,
   type JobRow,
+  type OutboxRow,
   type TaskRow,
   toCachedPage,
   toDelivery,
@@ -382,7 +382,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         Effect.gen(function* () {
           const row = yield* jobRow(jobId)
           if (Option.isNone(row) || row.value.status === "cancelled" || row.value.status === "failed") return 0
-          const admitted = yield* admit(jobId, row.value.task_limit - row.value.total, proposed)
+          const admitted = yield* admit(jobId, Number(row.value.task_limit) - Number(row.value.total), proposed)
           if (admitted > 0) {
             yield* sql`
               UPDATE jobs SET total = total + ${admitted}, status = 'scraping', completed_at = NULL, updated_at = ${now}
@@ -490,8 +490,9 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
 
     cacheGet: (key) =>
       orStoreError(
-        Effect.map(sql<CacheRow>`SELECT * FROM scrape_cache WHERE key = ${key}`, (rows) =>
-          Option.map(Arr.head(rows), toCachedPage),
+        Effect.flatMap(
+          sql<CacheRow>`SELECT * FROM scrape_cache WHERE key = ${key}`,
+          Arr.match({ onEmpty: () => Effect.succeedNone, onNonEmpty: ([row]) => Effect.asSome(toCachedPage(row)) }),
         ),
       ),
 
@@ -579,7 +580,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       write(
         Effect.gen(function* () {
           // Each job's head (its lowest seq), when due or when its holder's lease ran out.
-          const heads = yield* sql<DeliveryRow>`
+          const heads = yield* sql<OutboxRow>`
             SELECT d.* FROM deliveries d
             WHERE d.seq IN (SELECT min(seq) FROM deliveries GROUP BY job_id)
               AND (CASE WHEN d.lease_until IS NULL THEN d.not_before ELSE d.lease_until END) <= ${now}

@@ -1,0 +1,220 @@
+/**
+ * The rows of the SQL stores' tables (SQLite and Postgres share the schema's shape) and their decoding into the
+ * JobStore's records. Times, counters and sequence numbers are integer columns: SQLite gives numbers, node-postgres
+ * gives int8 as strings (exact); every value stored (epoch milliseconds, counts) is far below 2^53, so `Number` reads
+ * each exactly. Flags are SQLite integers or Postgres booleans.
+ */
+import { Array as Arr, Effect, type Option } from "effect"
+import type { CachedPage } from "../Cache/ScrapeCache.js"
+import type {
+  Delivery,
+  IndexedPage,
+  Job,
+  JobErrorRecord,
+  JobKind,
+  JobStatus,
+  StoredDocument,
+  StoreError,
+  Task,
+  TaskStatus,
+} from "./JobStore.js"
+import { decodeJson } from "./Json.js"
+
+/** An integer column: a number (SQLite), or a string or bigint (Postgres int8, by the client's parser). */
+export type Int8 = string | number | bigint
+
+const int = (value: Int8): number => Number(value)
+const optionalInt = (value: Int8 | null): number | undefined => (value === null ? undefined : Number(value))
+
+/** The row of a `SELECT count(*)`. */
+export interface CountRow {
+  readonly count: Int8
+}
+
+export const toCount = (rows: ReadonlyArray<CountRow>): number => Number(rows[0]?.count ?? 0)
+
+export interface JobRow {
+  readonly id: string
+  readonly kind: JobKind
+  readonly owner: string | null
+  readonly status: JobStatus
+  readonly url: string | null
+  readonly options: string
+  readonly task_limit: Int8
+  readonly max_concurrency: number | null
+  readonly delay_ms: Int8 | null
+  readonly webhook: string | null
+  readonly zero_data_retention: boolean | number
+  readonly total: Int8
+  readonly completed: Int8
+  readonly failed: Int8
+  readonly created_at: Int8
+  readonly updated_at: Int8
+  readonly completed_at: Int8 | null
+  readonly expires_at: Int8
+  readonly error: string | null
+}
+
+export interface TaskRow {
+  readonly seq: Int8
+  readonly id: string
+  readonly job_id: string
+  readonly url: string
+  readonly dedup_key: string
+  readonly depth: number
+  readonly host: string
+  readonly status: TaskStatus
+  readonly attempts: number
+  readonly not_before: Int8
+  readonly lease_owner: string | null
+  readonly lease_until: Int8 | null
+  readonly error_code: string | null
+  readonly error_message: string | null
+}
+
+export interface DocumentRow {
+  readonly job_id: string
+  readonly seq: Int8
+  readonly url: string
+  readonly document: string
+  readonly created_at: Int8
+}
+
+export interface ErrorRow {
+  readonly id: string
+  readonly job_id: string
+  readonly url: string
+  readonly code: string
+  readonly message: string
+  readonly at: Int8
+}
+
+export interface CacheRow {
+  readonly url: string
+  readonly status_code: number
+  readonly content_type: string | null
+  readonly body: string
+  readonly file: string | null
+  readonly cached_at: Int8
+}
+
+/** A page of `search_index`, without the columns that only searching uses. */
+export interface IndexRow {
+  /** '' for a null owner. */
+  readonly owner: string
+  readonly url: string
+  readonly title: string | null
+  readonly description: string | null
+  readonly content: string
+  readonly scraped_at: Int8
+}
+
+export interface DeliveryRow {
+  readonly id: string
+  readonly job_id: string
+  readonly payload: string
+  readonly attempts: number
+  readonly lease_owner: string
+  readonly lease_until: Int8
+}
+
+/** The first row of a read, decoded; none when the read found nothing. */
+export const decodeFirst =
+  <Row, A>(decode: (row: Row) => Effect.Effect<A, StoreError>) =>
+  (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<A>, StoreError> =>
+    Arr.match(rows, { onEmpty: () => Effect.succeedNone, onNonEmpty: ([row]) => Effect.asSome(decode(row)) })
+
+export const toJob = (row: JobRow): Effect.Effect<Job, StoreError> =>
+  Effect.gen(function* () {
+    const options = yield* decodeJson(row.options)
+    const webhook = row.webhook === null ? undefined : yield* decodeJson(row.webhook)
+    const maxConcurrency = row.max_concurrency ?? undefined
+    const delayMs = optionalInt(row.delay_ms)
+    const completedAt = optionalInt(row.completed_at)
+    return {
+      id: row.id,
+      kind: row.kind,
+      owner: row.owner,
+      status: row.status,
+      ...(row.url !== null ? { url: row.url } : {}),
+      options,
+      limit: int(row.task_limit),
+      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+      ...(delayMs !== undefined ? { delayMs } : {}),
+      ...(webhook !== undefined ? { webhook } : {}),
+      zeroDataRetention: Boolean(row.zero_data_retention),
+      total: int(row.total),
+      completed: int(row.completed),
+      failed: int(row.failed),
+      createdAt: int(row.created_at),
+      updatedAt: int(row.updated_at),
+      ...(completedAt !== undefined ? { completedAt } : {}),
+      expiresAt: int(row.expires_at),
+      ...(row.error !== null ? { error: row.error } : {}),
+    }
+  })
+
+export const toTask = (row: TaskRow): Task => {
+  const leaseUntil = optionalInt(row.lease_until)
+  return {
+    id: row.id,
+    jobId: row.job_id,
+    url: row.url,
+    key: row.dedup_key,
+    depth: row.depth,
+    host: row.host,
+    status: row.status,
+    attempts: row.attempts,
+    notBefore: int(row.not_before),
+    ...(row.lease_owner !== null ? { leaseOwner: row.lease_owner } : {}),
+    ...(leaseUntil !== undefined ? { leaseUntil } : {}),
+    ...(row.error_code !== null ? { lastError: { code: row.error_code, message: row.error_message ?? "" } } : {}),
+  }
+}
+
+export const toDocument = (row: DocumentRow): Effect.Effect<StoredDocument, StoreError> =>
+  Effect.map(decodeJson(row.document), (document) => ({
+    jobId: row.job_id,
+    seq: int(row.seq),
+    url: row.url,
+    document,
+    createdAt: int(row.created_at),
+  }))
+
+export const toError = (row: ErrorRow): JobErrorRecord => ({
+  id: row.id,
+  jobId: row.job_id,
+  url: row.url,
+  code: row.code,
+  message: row.message,
+  at: int(row.at),
+})
+
+export const toCachedPage = (row: CacheRow): Effect.Effect<CachedPage, StoreError> =>
+  Effect.map(row.file === null ? Effect.succeed(undefined) : decodeJson(row.file), (file) => ({
+    url: row.url,
+    statusCode: row.status_code,
+    contentType: row.content_type ?? undefined,
+    body: row.body,
+    cachedAt: int(row.cached_at),
+    ...(file !== undefined ? { file: file as CachedPage["file"] } : {}),
+  }))
+
+export const toIndexedPage = (row: IndexRow): IndexedPage => ({
+  owner: row.owner === "" ? null : row.owner,
+  url: row.url,
+  ...(row.title !== null ? { title: row.title } : {}),
+  ...(row.description !== null ? { description: row.description } : {}),
+  content: row.content,
+  scrapedAt: int(row.scraped_at),
+})
+
+export const toDelivery = (row: DeliveryRow): Effect.Effect<Delivery, StoreError> =>
+  Effect.map(decodeJson(row.payload), (payload) => ({
+    id: row.id,
+    jobId: row.job_id,
+    payload,
+    attempts: row.attempts,
+    leaseOwner: row.lease_owner,
+    leaseUntil: int(row.lease_until),
+  }))
