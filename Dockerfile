@@ -12,7 +12,10 @@ RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3002 CHROMIUM_PATH=/usr/bin/chromium
+# The default store, for a single container; a deployment of many sets WEBDATA_STORE to Postgres or Redis.
+RUN mkdir /data && chown node:node /data
+VOLUME /data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3002 CHROMIUM_PATH=/usr/bin/chromium WEBDATA_STORE=sqlite:/data/webdata.db
 USER node
 EXPOSE 3002
 ENTRYPOINT ["/usr/bin/tini", "--"]
