@@ -2,9 +2,7 @@
  * What the search index knows of a page: its words per field, as the query side (`LocalIndex`) makes its terms
  * (lower-case runs of letters and digits), and how often each occurs in each field, which BM25 ranks by.
  */
-import { type IndexedPage, urlWords } from "@webdata/core/jobs"
-
-const WORD = /[\p{L}\p{N}]+/gu
+import { type IndexedPage, urlWords, words as wordsOf } from "@webdata/core/jobs"
 
 /** Longer runs (base64, hashes) are not words anyone searches for, and each would cost a key and a posting. */
 export const MAX_WORD_LENGTH = 64
@@ -28,7 +26,7 @@ export interface PageTerms {
 }
 
 export const words = (text: string): ReadonlyArray<string> =>
-  (text.toLowerCase().match(WORD) ?? []).filter((word) => word.length <= MAX_WORD_LENGTH)
+  wordsOf(text).filter((word) => word.length <= MAX_WORD_LENGTH)
 
 export const pageTerms = (page: IndexedPage): PageTerms => {
   const texts = [page.title ?? "", page.description ?? "", page.content, urlWords(page.url)]

@@ -11,6 +11,7 @@
 import { Clock, Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
 import type { Document } from "../Domain/Document.js"
 import { type IndexedPage, type IndexSearch, JobStore, type StoreError } from "../Jobs/JobStore.js"
+import { words as wordsOf } from "../Jobs/Words.js"
 import { admits, parseTbs, timeWindow } from "./Query.js"
 import {
   type SearchAnswer,
@@ -110,7 +111,7 @@ const STOP_WORDS = new Set(
 
 /** The query's words as the store takes them: lower-case runs of letters and digits, stop words left out. */
 const termsOf = (words: string): ReadonlyArray<string> => [
-  ...new Set((words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !STOP_WORDS.has(word))),
+  ...new Set(wordsOf(words).filter((word) => !STOP_WORDS.has(word))),
 ]
 
 /** The query's words and the operators typed among them (`site:`, `-site:`, `filetype:`), which filter instead. */
