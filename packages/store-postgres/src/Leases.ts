@@ -100,13 +100,20 @@ export const make = ({ sql, run, transaction, locks, notify }: Db): Leases => {
                     ),
                 },
               )
-              // Served jobs go to the back of the line. A job whose row is locked right now (a writer's last
-              // statement, a purge) keeps its turn rather than making this lease wait (see Locks).
-              for (const jobId of served) {
+              // Served jobs go to the back of the line, in the order they were served, in one statement. A job whose
+              // row is locked right now (a writer's last statement, a purge) keeps its turn rather than making this
+              // lease wait (see Locks).
+              if (served.length > 0)
                 yield* sql`
-                  UPDATE jobs SET lease_turn = nextval('lease_turns')
-                  WHERE id = (SELECT id FROM jobs WHERE id = ${jobId} FOR NO KEY UPDATE SKIP LOCKED)`
-              }
+                  UPDATE jobs j SET lease_turn = turns.turn
+                  FROM (
+                    SELECT served.id, nextval('lease_turns') AS turn
+                    FROM (
+                      SELECT u.id FROM unnest(${served}::text[]) WITH ORDINALITY AS u (id, n) ORDER BY u.n
+                    ) served
+                  ) turns
+                  WHERE j.id = turns.id
+                    AND j.id IN (SELECT id FROM jobs WHERE id = ANY (${served}::text[]) FOR NO KEY UPDATE SKIP LOCKED)`
               return tasks
             }),
           ),
