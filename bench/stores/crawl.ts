@@ -18,7 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqliteJobStore } from "@webdata/store-sqlite"
 import { type Backend, freshPostgres, freshRedis } from "../../packages/server/test/support/backends.js"
-import { type Entry, startEntry } from "../../packages/server/test/support/entry.js"
+import { startEntry, stopEntry } from "../../packages/server/test/support/entry.js"
 import { spawnSite } from "../crawl/site.js"
 
 const PAGES = Number(process.env.PAGES ?? 2000)
@@ -81,11 +81,6 @@ const env = (backend: Backend) => ({
   PORT: "0",
 })
 
-const stop = async (entry: Entry) => {
-  entry.process.kill("SIGTERM")
-  await entry.exited
-}
-
 interface Run {
   readonly store: string
   readonly workers: number
@@ -122,7 +117,7 @@ const crawlOnce = async (store: string, workers: number): Promise<Run> => {
   const webdataCpuMs = processes.reduce((sum, entry, i) => sum + cpuMs(entry.process.pid!) - cpuBefore[i]!, 0)
   const storeCpuMs = serverCpuSince(SERVER_PROCESS[store], serverBefore)
   const hits = (await site.hits()) - hitsBefore
-  await Promise.all(processes.map(stop))
+  await Promise.all(processes.map(stopEntry))
   await backend.cleanUp()
   if (status.status !== "completed" || status.completed !== PAGES || hits !== PAGES)
     throw new Error(`${store} × ${workers}: ${status.status}, ${status.completed} pages, ${hits} fetches`)

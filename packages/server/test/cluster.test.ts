@@ -16,7 +16,7 @@ import WebSocket from "ws"
 import { chainPages, startCrawlSite } from "../../core/test/support/crawlSite.js"
 import { listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type Backend, freshPostgres, freshRedis } from "./support/backends.js"
-import { type Entry, startEntry } from "./support/entry.js"
+import { type Entry, startEntry, stopEntry } from "./support/entry.js"
 
 const PAGES = 1000
 /** Each page answers this late, so that the crawl waits on the network (as real ones do) rather than on two cores. */
@@ -48,11 +48,6 @@ const startWorker = async (backend: Backend) => {
   running.push(entry)
   await entry.waitFor(/worker running on/)
   return entry
-}
-
-const stop = async (entry: Entry) => {
-  entry.process.kill("SIGTERM")
-  await entry.exited
 }
 
 interface Status {
@@ -163,7 +158,7 @@ describe.each([
     )
     const soloMs = Date.now() - soloStart
     expectEveryPageOnce(await allPages(first!.url, soloId), alone.url)
-    await stop(lone)
+    await stopEntry(lone)
     await alone.close()
 
     const site = await startCrawlSite({ pages: chainPages(PAGES, { delayMs: PAGE_DELAY_MS }) })
@@ -255,6 +250,6 @@ describe.each([
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(450)
     await polite.close()
 
-    await Promise.all([...workers.slice(1), first!.entry, second!.entry].map(stop))
+    await Promise.all([...workers.slice(1), first!.entry, second!.entry].map(stopEntry))
   }, 300_000)
 })

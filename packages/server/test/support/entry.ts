@@ -35,3 +35,9 @@ export const startEntry = (file: "main.ts" | "workerMain.ts", env: Record<string
     })
   return { process: child, output: () => output, waitFor, exited }
 }
+
+/** Asks the process to stop (SIGTERM, as a deployment would) and waits until it has. */
+export const stopEntry = async (entry: Entry): Promise<void> => {
+  entry.process.kill("SIGTERM")
+  await entry.exited
+}
