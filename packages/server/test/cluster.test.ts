@@ -20,7 +20,7 @@ import { type Entry, startEntry, stopEntry } from "./support/entry.js"
 
 const PAGES = 1000
 /** Each page answers this late, so that the crawl waits on the network (as real ones do) rather than on two cores. */
-const PAGE_DELAY_MS = 60
+const PAGE_DELAY_MS = 100
 const LEASE_SECONDS = 4
 
 const running: Array<Entry> = []
