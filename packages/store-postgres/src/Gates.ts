@@ -17,7 +17,7 @@ const normalise = (gates: ReadonlyArray<Gate>): ReadonlyArray<Gate> => {
 
 export const make = ({ sql, run, transaction }: Db): Gates => ({
   /**
-   * One transaction: the spaced gates' rows are created if missing (so that they can be locked), every existing gate
+   * With a spaced gate, one transaction: the spaced gates' rows are created if missing (so that they can be locked), every existing gate
    * row is locked in key order (concurrent passes of overlapping gates queue instead of deadlocking), and either all
    * spaced gates close together or, when one is closed, nothing changes.
    */
@@ -25,27 +25,37 @@ export const make = ({ sql, run, transaction }: Db): Gates => ({
     const gates = normalise(list)
     if (gates.length === 0) return Effect.succeedNone
     const spaced = gates.filter((gate) => gate.spacingMs > 0)
+    const latest = (rows: ReadonlyArray<{ readonly opens_at: Int8 }>) =>
+      Math.max(0, ...rows.map((row) => Number(row.opens_at)))
+    // Most tasks pass unspaced gates (no delay, no Crawl-delay): nothing to take, so one read without locks.
+    if (spaced.length === 0)
+      return run(
+        Effect.map(
+          sql<{ readonly opens_at: Int8 }>`
+            SELECT opens_at FROM gates WHERE key = ANY (${gates.map((gate) => gate.key)}::text[])`,
+          (rows) => {
+            const opensAt = latest(rows)
+            return opensAt > now ? Option.some(opensAt) : Option.none()
+          },
+        ),
+      )
     return transaction(
       Effect.gen(function* () {
-        if (spaced.length > 0) {
-          yield* sql`
-            INSERT INTO gates (key, opens_at)
-            SELECT g.key, 0 FROM unnest(${spaced.map((gate) => gate.key)}::text[]) WITH ORDINALITY AS g (key, n)
-            ORDER BY g.n
-            ON CONFLICT (key) DO NOTHING`
-        }
+        yield* sql`
+          INSERT INTO gates (key, opens_at)
+          SELECT g.key, 0 FROM unnest(${spaced.map((gate) => gate.key)}::text[]) WITH ORDINALITY AS g (key, n)
+          ORDER BY g.n
+          ON CONFLICT (key) DO NOTHING`
         const rows = yield* sql<{ readonly opens_at: Int8 }>`
           SELECT opens_at FROM gates WHERE key = ANY (${gates.map((gate) => gate.key)}::text[])
           ORDER BY key FOR UPDATE`
-        const opensAt = Math.max(0, ...rows.map((row) => Number(row.opens_at)))
+        const opensAt = latest(rows)
         if (opensAt > now) return Option.some(opensAt)
-        if (spaced.length > 0) {
-          yield* sql`
-            UPDATE gates SET opens_at = ${now} + g.spacing
-            FROM unnest(${spaced.map((gate) => gate.key)}::text[], ${spaced.map((gate) => gate.spacingMs)}::int8[])
-              AS g (key, spacing)
-            WHERE gates.key = g.key`
-        }
+        yield* sql`
+          UPDATE gates SET opens_at = ${now} + g.spacing
+          FROM unnest(${spaced.map((gate) => gate.key)}::text[], ${spaced.map((gate) => gate.spacingMs)}::int8[])
+            AS g (key, spacing)
+          WHERE gates.key = g.key`
         return Option.none()
       }),
     )

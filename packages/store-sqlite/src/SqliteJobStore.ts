@@ -626,24 +626,25 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         ),
       ),
 
-    passGates: (gates, now) =>
-      write(
-        Effect.gen(function* () {
-          if (gates.length === 0) return Option.none()
-          const rows = yield* sql<{ readonly opens_at: number }>`
-            SELECT opens_at FROM gates WHERE ${sql.in(
-              "key",
-              gates.map((gate) => gate.key),
-            )}`
-          const closed = Math.max(0, ...rows.map((row) => row.opens_at))
-          if (closed > now) return Option.some(closed)
-          for (const gate of gates) {
-            if (gate.spacingMs <= 0) continue
-            yield* sql`INSERT OR REPLACE INTO gates ${sql.insert({ key: gate.key, opens_at: now + gate.spacingMs })}`
-          }
-          return Option.none()
-        }),
-      ),
+    passGates: (gates, now) => {
+      if (gates.length === 0) return Effect.succeedNone
+      const pass = Effect.gen(function* () {
+        const rows = yield* sql<{ readonly opens_at: number }>`
+          SELECT opens_at FROM gates WHERE ${sql.in(
+            "key",
+            gates.map((gate) => gate.key),
+          )}`
+        const closed = Math.max(0, ...rows.map((row) => row.opens_at))
+        if (closed > now) return Option.some(closed)
+        for (const gate of gates) {
+          if (gate.spacingMs <= 0) continue
+          yield* sql`INSERT OR REPLACE INTO gates ${sql.insert({ key: gate.key, opens_at: now + gate.spacingMs })}`
+        }
+        return Option.none()
+      })
+      // Most tasks pass unspaced gates (no delay, no Crawl-delay): a read, without taking the file's write lock.
+      return gates.some((gate) => gate.spacingMs > 0) ? write(pass) : orStoreError(pass)
+    },
 
     holdGate: (key, until) =>
       orStoreError(
