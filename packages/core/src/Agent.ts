@@ -16,7 +16,7 @@ import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
-import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { Llm } from "./Llm/Llm.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { llmNotConfigured } from "./Scrape/Capabilities.js"
@@ -69,13 +69,14 @@ export const make = Effect.gen(function* () {
   const store = yield* JobStore
   const control = yield* JobControl
   const config = yield* JobsConfig
-  const signal = yield* WorkSignal
+  const queue = yield* WorkQueue
   const webhooks = yield* Webhooks
   const guard = yield* UrlGuard
   const model = yield* Effect.serviceOption(Llm)
 
   const start = Effect.fn("Agent.start")(function* (input: unknown, owner: Owner) {
     const request = yield* decodeRequest(input)
+    yield* queue.admit
     if (Option.isNone(model)) return yield* llmNotConfigured("The agent")
     const { valid: urls, invalid } = yield* partitionUrls(request.urls ?? [])
     if (invalid.length > 0)
@@ -118,7 +119,7 @@ export const make = Effect.gen(function* () {
       },
       [stepTask(0)],
     )
-    yield* signal.publish({ _tag: "WorkAdded" })
+    yield* queue.notify({ jobId: job.id, kind: "agent" })
     yield* announce(webhooks, job, "started")
     return job
   })
@@ -171,5 +172,5 @@ export const make = Effect.gen(function* () {
   return { start, status, cancel, steps }
 })
 
-export const layer: Layer.Layer<Agent, never, JobStore | JobControl | JobsConfig | WorkSignal | Webhooks | UrlGuard> =
+export const layer: Layer.Layer<Agent, never, JobStore | JobControl | JobsConfig | WorkQueue | Webhooks | UrlGuard> =
   Layer.effect(Agent, make)

@@ -12,7 +12,7 @@ import { type Job, JobStore, type NewTask, newId, type StoreError } from "./Jobs
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
-import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
@@ -46,7 +46,7 @@ export const make = Effect.gen(function* () {
   const engines = yield* availableEngines
   const store = yield* JobStore
   const config = yield* JobsConfig
-  const signal = yield* WorkSignal
+  const queue = yield* WorkQueue
   const webhooks = yield* Webhooks
   const guard = yield* UrlGuard
 
@@ -85,6 +85,7 @@ export const make = Effect.gen(function* () {
 
   const start = Effect.fn("BatchScrape.start")(function* (input: unknown, owner: Owner) {
     const request = yield* decodeRequest(input)
+    yield* queue.admit
     const intranet = yield* FiberRef.get(IntranetHosts)
     const valid = request.urls.filter((url) => urlProblem(url, intranet) === undefined)
     const invalid = request.urls.filter((url) => urlProblem(url, intranet) !== undefined)
@@ -98,12 +99,12 @@ export const make = Effect.gen(function* () {
       request.appendToId !== undefined
         ? yield* append(request.appendToId, owner, valid)
         : yield* create(request, owner, valid)
-    yield* signal.publish({ _tag: "WorkAdded" })
+    yield* queue.notify({ jobId: job.id, kind: "batch" })
     return { job, ...(request.ignoreInvalidURLs !== false ? { invalidURLs: invalid } : {}) } satisfies StartedBatch
   })
 
   return { start }
 })
 
-export const layer: Layer.Layer<BatchScrape, never, JobStore | JobsConfig | WorkSignal | Webhooks | UrlGuard> =
+export const layer: Layer.Layer<BatchScrape, never, JobStore | JobsConfig | WorkQueue | Webhooks | UrlGuard> =
   Layer.effect(BatchScrape, make)

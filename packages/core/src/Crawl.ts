@@ -17,7 +17,7 @@ import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
-import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { Llm } from "./Llm/Llm.js"
 import { MapService } from "./Map.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
@@ -78,7 +78,7 @@ export const make = Effect.gen(function* () {
   const engines = yield* availableEngines
   const store = yield* JobStore
   const config = yield* JobsConfig
-  const signal = yield* WorkSignal
+  const queue = yield* WorkQueue
   const webhooks = yield* Webhooks
   const guard = yield* UrlGuard
   const model = yield* Effect.serviceOption(Llm)
@@ -122,6 +122,7 @@ export const make = Effect.gen(function* () {
 
   const start = Effect.fn("Crawl.start")(function* (input: unknown, owner: Owner) {
     const decoded = yield* decodeRequest(input)
+    yield* queue.admit
     const { request, generated, warning } = yield* withPrompt(input, decoded)
     if (request.ignoreRobotsTxt && !config.allowIgnoreRobotsTxt)
       return yield* new RequestError({
@@ -162,7 +163,7 @@ export const make = Effect.gen(function* () {
       },
       [frontierTask(spec, spec.url, 0)],
     )
-    yield* signal.publish({ _tag: "WorkAdded" })
+    yield* queue.notify({ jobId: job.id, kind: "crawl" })
     yield* announce(webhooks, job, "started")
     return {
       job,
@@ -183,7 +184,7 @@ export const make = Effect.gen(function* () {
   return { start, previewParams }
 })
 
-export const layer: Layer.Layer<Crawl, never, JobStore | JobsConfig | WorkSignal | Webhooks | UrlGuard> = Layer.effect(
+export const layer: Layer.Layer<Crawl, never, JobStore | JobsConfig | WorkQueue | Webhooks | UrlGuard> = Layer.effect(
   Crawl,
   make,
 )

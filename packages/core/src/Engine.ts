@@ -25,6 +25,7 @@ import type { Extract } from "./Extract.js"
 import * as ExtractModule from "./Extract.js"
 import * as InteractSessions from "./Interact/InteractSessions.js"
 import * as ScrapeReplay from "./Interact/ScrapeReplay.js"
+import * as Drain from "./Jobs/Drain.js"
 import * as JobControl from "./Jobs/JobControl.js"
 import type { JobStore, StoreError } from "./Jobs/JobStore.js"
 import * as JobsConfig from "./Jobs/JobsConfig.js"
@@ -34,6 +35,7 @@ import * as StoreScrapeCache from "./Jobs/StoreScrapeCache.js"
 import * as TaskRunner from "./Jobs/TaskRunner.js"
 import * as Webhooks from "./Jobs/Webhooks.js"
 import * as Worker from "./Jobs/Worker.js"
+import * as WorkQueue from "./Jobs/WorkQueue.js"
 import * as WorkSignal from "./Jobs/WorkSignal.js"
 import type { Llm } from "./Llm/Llm.js"
 import * as LlmConfig from "./Llm/LlmConfig.js"
@@ -70,6 +72,16 @@ export interface EngineOptions {
   readonly store?: Layer.Layer<JobStore, StoreError>
   /** Run a worker in this engine (default true); false for a process that only answers the API. */
   readonly worker?: boolean | Worker.WorkerOptions
+  /**
+   * Send webhook deliveries from this engine (default: when it runs a worker). An engine without a worker that runs
+   * bounded worker runs itself (`Drain`) sends them too.
+   */
+  readonly deliverWebhooks?: boolean
+  /**
+   * How new jobs reach a worker. Default: this engine's worker, and other processes' through the store. A host that
+   * starts workers on demand puts its queue here (`@webdata/adapter-lambda`'s SQS queue).
+   */
+  readonly workQueue?: Layer.Layer<WorkQueue.WorkQueue>
   /** Job TTL and the operator's permissions for jobs. */
   readonly jobs?: Partial<JobsConfig.JobsConfigShape>
   /** Key of the webhooks' `X-Firecrawl-Signature` HMAC. */
@@ -138,6 +150,7 @@ export type EngineServices =
   | Agent
   | LlmUsage.LlmUsage
   | JobControl.JobControl
+  | Drain.Drain
   | MapService
   | SearchModule.Search
   | JobStore
@@ -156,6 +169,9 @@ interface Parts {
   readonly cacheScope: Layer.Layer<CacheScope.CacheScope>
   readonly builder: Layer.Layer<DocumentBuilder.DocumentBuilder>
   readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
+  readonly workQueue: Layer.Layer<WorkQueue.WorkQueue, never, WorkSignal.WorkSignal>
+  /** Concurrency and lease length, for the worker and for bounded runs (`Drain`). */
+  readonly workerOptions: Worker.WorkerOptions
   readonly jobs: Layer.Layer<JobsConfig.JobsConfig>
   readonly webhooks: Layer.Layer<Webhooks.Webhooks, never, UrlGuard.UrlGuard | JobStore>
   readonly heap: Layer.Layer<never>
@@ -172,7 +188,7 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     parts.heap,
     parts.guard,
     parts.store,
-    WorkSignal.layer,
+    parts.workQueue.pipe(Layer.provideMerge(WorkSignal.layer)),
     parts.jobs,
     parts.proxies,
     parts.artifacts ?? Layer.empty,
@@ -202,6 +218,7 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     CrawlModule.layer,
     BatchScrapeModule.layer,
     jobs,
+    Drain.layer({ ...Worker.defaults, ...parts.workerOptions }),
     InteractSessions.layer.pipe(Layer.provide(parts.interact)),
     ...(parts.worker !== undefined ? [parts.worker] : []),
   ).pipe(Layer.provideMerge(runner))
@@ -263,9 +280,14 @@ const layerWith = (
       ...(options.contentThreadMb !== undefined ? { maxHeapMb: options.contentThreadMb } : {}),
     }),
     worker: workerLayer(options.worker),
+    workerOptions: typeof options.worker === "object" ? options.worker : {},
+    workQueue: options.workQueue ?? WorkQueue.layerInProcess,
     jobs: JobsConfig.layer(options.jobs ?? {}),
     // The engine's worker sends the deliveries; an engine without one only queues them for another process's.
-    webhooks: Webhooks.layer({ secret: options.webhookSecret, deliver: options.worker !== false }),
+    webhooks: Webhooks.layer({
+      secret: options.webhookSecret,
+      deliver: options.deliverWebhooks ?? options.worker !== false,
+    }),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
     proxies: settings.proxies,
@@ -282,6 +304,16 @@ const layerWith = (
           : DirectoryArtifacts.layerDirectory(options.artifacts),
   })
 
+/** What a host decides about the engine `layerConfig` makes, besides the environment's settings. */
+export interface HostOptions {
+  /** Run the long-running worker; default: unless `WEBDATA_WORKER=0`. */
+  readonly worker?: boolean
+  /** Send webhook deliveries from this process; default: when it runs the worker. */
+  readonly deliverWebhooks?: boolean
+  /** How new jobs reach a worker (see `EngineOptions.workQueue`). */
+  readonly workQueue?: Layer.Layer<WorkQueue.WorkQueue>
+}
+
 /**
  * The engine configured from the environment (see docs/configuration.md) over the given store (the host picks it,
  * since durable stores live in their own packages). `WEBDATA_WORKER=0` leaves the worker out.
@@ -290,11 +322,13 @@ export const layerConfig = (
   store: Layer.Layer<JobStore, unknown>,
   browser?: Layer.Layer<BrowserEngine, never, UrlGuard.UrlGuard>,
   parser?: Layer.Layer<FileParser>,
+  host: HostOptions = {},
 ): Layer.Layer<EngineServices> =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
-      const worker = yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true))
+      const worker = host.worker ?? (yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true)))
+      const workerOptions = yield* Worker.optionsConfig
       const artifacts = yield* ArtifactsConfig.layerConfig
       const llm = yield* LlmConfig.layerConfig
       const search = yield* SearchSettings.settingsConfig
@@ -307,9 +341,11 @@ export const layerConfig = (
         cacheOff: cacheMb === 0,
         cacheScope: CacheScope.layerConfig,
         builder: DocumentBuilder.layerConfig,
-        worker: worker ? Worker.layerConfig : undefined,
+        worker: worker ? Worker.layer(workerOptions) : undefined,
+        workerOptions,
+        workQueue: host.workQueue ?? WorkQueue.layerInProcess,
         jobs: JobsConfig.layerConfig,
-        webhooks: Layer.orDie(Webhooks.layerConfig),
+        webhooks: Layer.orDie(Webhooks.layerConfig(host.deliverWebhooks ?? worker)),
         heap: HeapGrowth.layerConfig,
         interact: InteractSessions.configLayerConfig,
         proxies: Layer.orDie(Proxies.layerConfig),

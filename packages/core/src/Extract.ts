@@ -18,7 +18,7 @@ import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
-import { WorkSignal } from "./Jobs/WorkSignal.js"
+import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
 import { availableEngines, llmNotConfigured, unsupportedOption } from "./Scrape/Capabilities.js"
 import { SearchProvider } from "./Search/SearchProvider.js"
@@ -79,13 +79,14 @@ export const make = Effect.gen(function* () {
   const store = yield* JobStore
   const control = yield* JobControl
   const config = yield* JobsConfig
-  const signal = yield* WorkSignal
+  const queue = yield* WorkQueue
   const webhooks = yield* Webhooks
   const guard = yield* UrlGuard
   const search = yield* Effect.serviceOption(SearchProvider)
 
   const start = Effect.fn("Extract.start")(function* (input: unknown, owner: Owner) {
     const request = yield* decodeRequest(input)
+    yield* queue.admit
     if (request.schema === undefined && !engines.llm)
       return yield* llmNotConfigured(
         "An extract without a `schema` (with a schema, the offline extractor fills it from the pages' structured data)",
@@ -146,7 +147,7 @@ export const make = Effect.gen(function* () {
       },
       seeds,
     )
-    yield* signal.publish({ _tag: "WorkAdded" })
+    yield* queue.notify({ jobId: job.id, kind: "extract" })
     yield* announce(webhooks, job, "started")
     return { job, invalidURLs } satisfies StartedExtract
   })
@@ -171,5 +172,5 @@ export const make = Effect.gen(function* () {
   return { start, status }
 })
 
-export const layer: Layer.Layer<Extract, never, JobStore | JobControl | JobsConfig | WorkSignal | Webhooks | UrlGuard> =
+export const layer: Layer.Layer<Extract, never, JobStore | JobControl | JobsConfig | WorkQueue | Webhooks | UrlGuard> =
   Layer.effect(Extract, make)

@@ -243,6 +243,14 @@ export interface Delivery {
   readonly leaseUntil: number
 }
 
+/** What a worker would find in the store: for hosts that start workers on demand (AWS Lambda). */
+export interface PendingWork {
+  /** Tasks of `scraping` jobs that a worker could lease now: pending and due, or leased with an expired lease. */
+  readonly due: number
+  /** The earliest `notBefore` after `now` of a pending task of a `scraping` job (a politeness delay, a backoff). */
+  readonly nextDue: Option.Option<number>
+}
+
 /** A politeness gate: a name (`host example.com`, `job <id>`) and how long passing it keeps it closed. */
 export interface Gate {
   readonly key: string
@@ -319,6 +327,11 @@ export interface JobStoreShape {
    * Concurrent calls never lease the same task.
    */
   readonly leaseTasks: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<Task>, StoreError>
+  /**
+   * How much work waits at `now` (see `PendingWork`); leases that have not run out are their holders' business and
+   * count in neither field.
+   */
+  readonly pendingWork: (now: number) => Effect.Effect<PendingWork, StoreError>
   /** The distinct `leaseOwner`s of leased tasks whose name starts with `prefix` (live or expired leases alike). */
   readonly leaseHolders: (prefix: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
   /**

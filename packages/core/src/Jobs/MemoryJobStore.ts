@@ -325,6 +325,24 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         }),
       ),
 
+    pendingWork: (now) =>
+      atomic(
+        Effect.sync(() => {
+          let due = 0
+          let nextDue: number | undefined
+          for (const jobRow of active)
+            for (const [[dueAt], row] of jobRow.due) {
+              if (dueAt <= now) due++
+              else if (row.status === "pending") {
+                // The tree is in due order: this job's later tasks are due later still.
+                if (nextDue === undefined || dueAt < nextDue) nextDue = dueAt
+                break
+              }
+            }
+          return { due, nextDue: Option.fromNullable(nextDue) }
+        }),
+      ),
+
     leaseHolders: (prefix) =>
       atomic(
         Effect.sync(() => {

@@ -57,6 +57,12 @@ export class Webhooks extends Context.Tag("@webdata/core/Webhooks")<
   {
     /** Enqueues a delivery and returns at once; never fails. Events the spec did not subscribe to are dropped. */
     readonly send: (delivery: WebhookDelivery) => Effect.Effect<void>
+    /**
+     * Waits until this process's sender has nothing due in the outbox and nothing in flight, or until `until` (epoch
+     * ms); true when it got there. For hosts that freeze the process between invocations (AWS Lambda). A process that
+     * only queues deliveries answers true at once.
+     */
+    readonly flush: (until: number) => Effect.Effect<boolean>
   }
 >() {}
 
@@ -253,6 +259,8 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       ),
   )
 
+  let flush = (_until: number): Effect.Effect<boolean> => Effect.succeed(true)
+
   if (options.deliver ?? true) {
     const worker = WorkerIdentity.newHolder()
     // A lease outlives the attempt it covers, so no other process sends the same delivery meanwhile.
@@ -261,11 +269,17 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
     let inFlight = 0
     /** Whether the last look at the outbox found nothing due: with nothing in flight, the sender is idle. */
     let drained = false
+    /** Looks at the outbox begun and ended: the sender makes one at a time. */
+    let looksBegun = 0
+    let looksEnded = 0
 
     const sendDue = Effect.gen(function* () {
       const free = concurrency - inFlight
       if (free <= 0) return false
-      const leased = yield* store.leaseDeliveries({ worker, now: Date.now(), leaseMs, max: free })
+      looksBegun++
+      const leased = yield* store
+        .leaseDeliveries({ worker, now: Date.now(), leaseMs, max: free })
+        .pipe(Effect.ensuring(Effect.sync(() => looksEnded++)))
       drained = leased.length === 0
       for (const delivery of leased) {
         inFlight++
@@ -292,19 +306,32 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       ),
     )
 
+    flush = (until) =>
+      Effect.gen(function* () {
+        // Idle by a look begun after this call: other processes may have queued deliveries since the last one.
+        const after = looksBegun
+        yield* Queue.offer(wake, undefined)
+        const looked = () => looksEnded > after
+        const idle = () => looked() && inFlight === 0 && drained
+        // Past `until`, still the one look (unless every sender is busy), so that an empty outbox answers true.
+        const over = () => Date.now() >= until && (looked() || inFlight >= concurrency)
+        yield* Effect.repeat(Effect.sync(idle), {
+          schedule: Schedule.spaced(Duration.millis(20)),
+          until: (done) => done || over(),
+        })
+        return idle()
+      })
+
     // Added after the sender, so it runs before the sender is interrupted: due deliveries get a bounded last chance.
     yield* Effect.addFinalizer(() =>
-      Effect.repeat(
-        Effect.sync(() => inFlight === 0 && drained),
-        { schedule: Schedule.spaced(Duration.millis(20)), until: (idle) => idle },
-      ).pipe(
-        // Finalizers run uninterruptibly, and a timeout cannot stop an uninterruptible wait.
-        Effect.interruptible,
-        Effect.timeout(shutdownTimeout),
-        Effect.catchAll(() =>
-          Effect.logWarning(
-            `Shutting down: ${inFlight} webhook delivery(ies) unfinished; a durable store sends them once their lease runs out`,
-          ),
+      Effect.suspend(() => flush(Date.now() + Duration.toMillis(shutdownTimeout))).pipe(
+        // Finalizers run uninterruptibly; the wait polls, so it ends by itself.
+        Effect.flatMap((idle) =>
+          idle
+            ? Effect.void
+            : Effect.logWarning(
+                `Shutting down: ${inFlight} webhook delivery(ies) unfinished; a durable store sends them once their lease runs out`,
+              ),
         ),
       ),
     )
@@ -329,7 +356,7 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       )
     }).pipe(Effect.asVoid)
 
-  return Webhooks.of({ send })
+  return Webhooks.of({ send, flush: (until) => flush(until) })
 })
 
 /** The service with explicit options (missing ones take the defaults). */
@@ -337,18 +364,22 @@ export const layer = (options: WebhooksOptions = {}): Layer.Layer<Webhooks, neve
   Layer.scoped(Webhooks, make(options))
 
 /**
- * The service from the environment: `WEBDATA_WEBHOOK_SECRET` signs the payloads when set (an empty value is unset);
- * a process without a worker (`WEBDATA_WORKER=0`) only queues deliveries, for the workers to send.
+ * The service from the environment: `WEBDATA_WEBHOOK_SECRET` signs the payloads when set (an empty value is unset).
+ * Whether this process sends deliveries: `deliver` when given, else unless `WEBDATA_WORKER=0` (a process without a
+ * worker only queues them, for the workers to send).
  */
-export const layerConfig: Layer.Layer<Webhooks, ConfigError.ConfigError, UrlGuard | JobStore> = Layer.unwrapEffect(
-  Effect.map(
-    Config.all([
-      Config.option(Config.redacted("WEBDATA_WEBHOOK_SECRET")),
-      Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true)),
-    ]),
-    ([secret, deliver]) => layer({ secret: Option.getOrUndefined(Option.map(secret, Redacted.value)), deliver }),
-  ),
-)
+export const layerConfig = (deliver?: boolean): Layer.Layer<Webhooks, ConfigError.ConfigError, UrlGuard | JobStore> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Config.all([
+        Config.option(Config.redacted("WEBDATA_WEBHOOK_SECRET")),
+        deliver !== undefined
+          ? Config.succeed(deliver)
+          : Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true)),
+      ]),
+      ([secret, sends]) => layer({ secret: Option.getOrUndefined(Option.map(secret, Redacted.value)), deliver: sends }),
+    ),
+  )
 
 /**
  * A webhook whose URL this process's guard refuses (a private or loopback address without the opt-in) is a 400 when

@@ -11,11 +11,12 @@
  * its own machine that are gone (a restarted server resumes its crawls within seconds); leases of other machines'
  * workers come back when they expire.
  */
-import { Config, Duration, Effect, Either, FiberMap, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
-import { JobStore, type Task } from "./JobStore.js"
-import { TaskRunner } from "./TaskRunner.js"
+import { Config, Duration, Effect, Layer, Queue, Schedule, Stream } from "effect"
+import { JobStore } from "./JobStore.js"
+import type { TaskRunner } from "./TaskRunner.js"
+import * as TaskSlots from "./TaskSlots.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
-import { type WorkEvent, WorkSignal } from "./WorkSignal.js"
+import { WorkSignal } from "./WorkSignal.js"
 
 export interface WorkerOptions {
   /** Tasks run at once by this worker. Default 16. */
@@ -34,7 +35,7 @@ export interface WorkerOptions {
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-const defaults = {
+export const defaults = {
   concurrency: 16,
   leaseMs: 60_000,
   pollMs: 250,
@@ -48,92 +49,24 @@ export const run = (options: WorkerOptions = {}) =>
   Effect.gen(function* () {
     const settings = { ...defaults, ...options }
     const store = yield* JobStore
-    const runner = yield* TaskRunner
     const signal = yield* WorkSignal
-    const workerId = WorkerIdentity.newHolder()
+    const holder = WorkerIdentity.newHolder()
+    const slots = yield* TaskSlots.make({ holder, concurrency: settings.concurrency, leaseMs: settings.leaseMs })
 
-    const fibers = yield* FiberMap.make<string>()
-    const tasksOfJob = new Map<string, Set<string>>()
-    const inFlight = yield* Ref.make(0)
-    const wake = yield* Queue.sliding<void>(1)
-
-    const interruptJob = (jobId: string) =>
-      Effect.forEach(tasksOfJob.get(jobId) ?? [], (taskId) => FiberMap.remove(fibers, taskId), { discard: true })
-
-    /**
-     * Keeps the lease fresh; ends (so that the race interrupts the task) when the lease is lost. A store that fails to
-     * answer once is asked again at the next turn: the lease outlives two missed renewals.
-     */
-    const renew = (lease: Ref.Ref<Task>) =>
-      Effect.gen(function* () {
-        while (true) {
-          yield* Effect.sleep(Duration.millis(settings.leaseMs / 3))
-          const renewed = yield* Effect.either(store.renewLease(yield* Ref.get(lease), Date.now() + settings.leaseMs))
-          if (Either.isLeft(renewed)) yield* Effect.logWarning("Renewing a lease failed; trying again", renewed.left)
-          else if (Option.isNone(renewed.right)) return
-          else yield* Ref.set(lease, renewed.right.value)
-        }
-      })
-
-    const start = (task: Task) =>
-      Effect.gen(function* () {
-        const lease = yield* Ref.make(task)
-        const running = tasksOfJob.get(task.jobId) ?? new Set<string>()
-        running.add(task.id)
-        tasksOfJob.set(task.jobId, running)
-        yield* Ref.update(inFlight, (n) => n + 1)
-        const done = Effect.sync(() => {
-          running.delete(task.id)
-          if (running.size === 0) tasksOfJob.delete(task.jobId)
-        }).pipe(Effect.zipRight(Ref.update(inFlight, (n) => n - 1)), Effect.zipRight(Queue.offer(wake, undefined)))
-        yield* FiberMap.run(
-          fibers,
-          task.id,
-          Effect.raceFirst(runner.run(lease), renew(lease)).pipe(
-            Effect.catchAllCause((cause) =>
-              Effect.logWarning(`Task ${task.id} (${task.url}) ended abnormally; its lease will expire`, cause),
-            ),
-            Effect.ensuring(done),
-          ),
-        )
-      })
-
-    const leaseAndStart = Effect.gen(function* () {
-      const free = settings.concurrency - (yield* Ref.get(inFlight))
-      if (free <= 0) return false
-      const tasks = yield* store.leaseTasks({ worker: workerId, now: Date.now(), leaseMs: settings.leaseMs, max: free })
-      yield* Effect.forEach(tasks, start, { discard: true })
-      return tasks.length === free
-    }).pipe(Effect.catchAll((error) => Effect.as(Effect.logWarning("Leasing tasks failed; retrying", error), false)))
+    const fill = slots.fill.pipe(
+      Effect.catchAll((error) => Effect.as(Effect.logWarning("Leasing tasks failed; retrying", error), false)),
+    )
 
     const loop = Effect.gen(function* () {
       while (true) {
-        const more = yield* leaseAndStart
-        if (!more) yield* Queue.take(wake).pipe(Effect.timeout(Duration.millis(settings.pollMs)), Effect.ignore)
+        const more = yield* fill
+        if (!more) yield* slots.wait(Duration.millis(settings.pollMs))
       }
     })
 
-    /** Jobs cancelled or failed by another process: their running tasks stop within a poll. */
-    const watchJobs = Effect.suspend(() =>
-      Effect.forEach(
-        [...tasksOfJob.keys()],
-        (jobId) =>
-          store.getJob(jobId).pipe(
-            Effect.flatMap((job) =>
-              Option.isNone(job) || job.value.status !== "scraping" ? interruptJob(jobId) : Effect.void,
-            ),
-            Effect.ignore,
-          ),
-        { discard: true },
-      ),
-    )
-
-    const onEvent = (event: WorkEvent) =>
-      event._tag === "JobCancelled" ? interruptJob(event.jobId) : Queue.offer(wake, undefined)
-
     const listen = Effect.gen(function* () {
       const events = yield* signal.subscribe
-      while (true) yield* onEvent(yield* Queue.take(events))
+      while (true) yield* slots.onEvent(yield* Queue.take(events))
     }).pipe(Effect.scoped)
 
     /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
@@ -142,60 +75,69 @@ export const run = (options: WorkerOptions = {}) =>
       if (gone.length === 0) return
       const ended = yield* store.expireLeases(gone, Date.now())
       yield* Effect.logInfo(`Took back ${ended} task lease(s) of ${gone.length} stopped worker(s) of this machine`)
-      yield* Queue.offer(wake, undefined)
+      yield* slots.wake
     }).pipe(Effect.catchAll((error) => Effect.logWarning("Taking back the leases of stopped workers failed", error)))
 
-    const purge = Effect.suspend(() => {
+    yield* Effect.forkScoped(listen)
+    yield* Effect.forkScoped(Stream.runForEach(store.news, slots.onEvent))
+    yield* Effect.forkScoped(Effect.repeat(slots.interruptEnded, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
+    yield* Effect.forkScoped(
+      Effect.repeat(Effect.zipRight(reclaim, purge(settings)), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
+    )
+    yield* Effect.forkScoped(loop)
+    yield* Effect.logDebug(`Worker ${holder} started (concurrency ${settings.concurrency})`)
+  })
+
+/** Deletes expired jobs, and cached pages and index entries past their TTL; a failure is logged. */
+export const purge = (settings: Pick<Required<WorkerOptions>, "cacheTtlMs" | "searchIndexTtlMs">) =>
+  Effect.flatMap(JobStore, (store) =>
+    Effect.suspend(() => {
       const now = Date.now()
       return store.purgeExpired(now, {
         cacheBefore: now - settings.cacheTtlMs,
         indexBefore: now - settings.searchIndexTtlMs,
       })
-    }).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
-
-    yield* Effect.forkScoped(listen)
-    yield* Effect.forkScoped(Stream.runForEach(store.news, onEvent))
-    yield* Effect.forkScoped(Effect.repeat(watchJobs, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
-    yield* Effect.forkScoped(
-      Effect.repeat(Effect.zipRight(reclaim, purge), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
-    )
-    yield* Effect.forkScoped(loop)
-    yield* Effect.logDebug(`Worker ${workerId} started (concurrency ${settings.concurrency})`)
-  })
+    }),
+  ).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
 
 /** A worker running for the lifetime of the layer. */
 export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> =>
   Layer.scopedDiscard(run(options))
 
 /**
- * The worker configured by `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_WORKER_LEASE_SECONDS`, `WEBDATA_CACHE_TTL_HOURS`
+ * The worker's settings from `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_WORKER_LEASE_SECONDS`, `WEBDATA_CACHE_TTL_HOURS`
  * and `WEBDATA_SEARCH_INDEX_TTL_HOURS` (docs/configuration.md).
  */
+export const optionsConfig = Effect.gen(function* () {
+  const concurrency = yield* Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
+    Config.validate({ message: "must be at least 1", validation: (tasks) => tasks >= 1 }),
+    Config.withDefault(defaults.concurrency),
+  )
+  // Cached pages are purged at this age, so a maxAge or minAge longer than it finds nothing older.
+  const cacheTtlHours = yield* Config.number("WEBDATA_CACHE_TTL_HOURS").pipe(
+    Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
+    Config.withDefault(defaults.cacheTtlMs / (60 * 60 * 1000)),
+  )
+  const indexTtlHours = yield* Config.number("WEBDATA_SEARCH_INDEX_TTL_HOURS").pipe(
+    Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
+    Config.withDefault(defaults.searchIndexTtlMs / (60 * 60 * 1000)),
+  )
+  // How long a task of a worker that died on another machine waits before another worker takes it.
+  const leaseSeconds = yield* Config.number("WEBDATA_WORKER_LEASE_SECONDS").pipe(
+    Config.validate({ message: "must be at least 1", validation: (seconds) => seconds >= 1 }),
+    Config.withDefault(defaults.leaseMs / 1000),
+  )
+  const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
+  return {
+    ...defaults,
+    concurrency,
+    leaseMs: Math.round(leaseSeconds * 1000),
+    cacheTtlMs: hours(cacheTtlHours),
+    searchIndexTtlMs: hours(indexTtlHours),
+  } satisfies Required<WorkerOptions>
+})
+
+/** The worker configured from the environment (`optionsConfig`). */
 export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const concurrency = yield* Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
-      Config.withDefault(defaults.concurrency),
-    )
-    // Cached pages are purged at this age, so a maxAge or minAge longer than it finds nothing older.
-    const cacheTtlHours = yield* Config.number("WEBDATA_CACHE_TTL_HOURS").pipe(
-      Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
-      Config.withDefault(defaults.cacheTtlMs / (60 * 60 * 1000)),
-    )
-    const indexTtlHours = yield* Config.number("WEBDATA_SEARCH_INDEX_TTL_HOURS").pipe(
-      Config.validate({ message: "must be more than 0", validation: (hours) => hours > 0 }),
-      Config.withDefault(defaults.searchIndexTtlMs / (60 * 60 * 1000)),
-    )
-    // How long a task of a worker that died on another machine waits before another worker takes it.
-    const leaseSeconds = yield* Config.number("WEBDATA_WORKER_LEASE_SECONDS").pipe(
-      Config.validate({ message: "must be at least 1", validation: (seconds) => seconds >= 1 }),
-      Config.withDefault(defaults.leaseMs / 1000),
-    )
-    const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
-    return layer({
-      concurrency,
-      leaseMs: Math.round(leaseSeconds * 1000),
-      cacheTtlMs: hours(cacheTtlHours),
-      searchIndexTtlMs: hours(indexTtlHours),
-    })
-  }).pipe(Effect.orDie),
+  Effect.map(optionsConfig, layer).pipe(Effect.orDie),
 )

@@ -596,6 +596,35 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
       )
     })
 
+    describe("pending work", () => {
+      it.effect("counts due tasks and expired leases of running jobs, and finds the next pending one", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* store.pendingWork(T0)).toEqual({ due: 0, nextDue: Option.none() })
+            const running = yield* store.createJob(newJob(), [
+              ...tasks(3),
+              task("/later", { notBefore: T0 + 5000 }),
+              task("/soon", { notBefore: T0 + 2000 }),
+            ])
+            const other = yield* store.createJob(newJob({ owner: "key-b" }), [task("/x", { notBefore: T0 + 9000 })])
+            const cancelled = yield* store.createJob(newJob(), [task("/y"), task("/z", { notBefore: T0 + 1000 })])
+            yield* store.cancelJob(cancelled.id, T0)
+            expect(yield* store.pendingWork(T0)).toEqual({ due: 3, nextDue: Option.some(T0 + 2000) })
+            // A live lease is its holder's: counted neither as due nor as next.
+            const [held] = yield* lease(store, "w1", T0, 1, 1000)
+            expect(held?.jobId).toBe(running.id)
+            expect(yield* store.pendingWork(T0)).toEqual({ due: 2, nextDue: Option.some(T0 + 2000) })
+            // Once it runs out, it is due again; so is "/soon".
+            expect(yield* store.pendingWork(T0 + 2000)).toEqual({ due: 4, nextDue: Option.some(T0 + 5000) })
+            yield* store.cancelJob(running.id, T0 + 2000)
+            expect(yield* store.pendingWork(T0 + 2000)).toEqual({ due: 0, nextDue: Option.some(T0 + 9000) })
+            expect(yield* store.pendingWork(T0 + 9000)).toEqual({ due: 1, nextDue: Option.none() })
+            expect(other.status).toBe("scraping")
+          }),
+        ),
+      )
+    })
+
     describe("adding tasks", () => {
       it.effect("addTasks dedups, respects the limit and reopens a completed job", () =>
         withStore((store) =>

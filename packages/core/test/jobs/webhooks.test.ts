@@ -197,7 +197,7 @@ describe("Webhooks: payload and headers", () => {
   it("layerConfig reads WEBDATA_WEBHOOK_SECRET; an empty value means no signature", async () => {
     const receiver = await startReceiver()
     const withSecret = (value: string) =>
-      Webhooks.layerConfig.pipe(
+      Webhooks.layerConfig().pipe(
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["WEBDATA_WEBHOOK_SECRET", value]])))),
       )
     const signed = harness(withSecret("from-env"))

@@ -1,0 +1,104 @@
+/**
+ * A bounded run of a worker, for hosts that start workers on demand and freeze them in between (an AWS Lambda
+ * invocation): it runs the store's due work until none is left or its time is up, gives back the leases of what it
+ * could not finish, sends the webhook deliveries that became due, and reports what is still waiting, so that the host
+ * can schedule the next run. The long-running worker (`Worker.ts`) is the other way to run the same tasks.
+ */
+import { Context, Duration, Effect, Layer, Queue, Stream } from "effect"
+import { JobStore, type PendingWork, type StoreError } from "./JobStore.js"
+import type { TaskRunner } from "./TaskRunner.js"
+import * as TaskSlots from "./TaskSlots.js"
+import { Webhooks } from "./Webhooks.js"
+import * as WorkerIdentity from "./WorkerIdentity.js"
+import { WorkSignal } from "./WorkSignal.js"
+
+export interface DrainOptions {
+  /** Epoch ms by which the run has ended: what is still running then is stopped and its leases given back. */
+  readonly deadline: number
+  /**
+   * No task is started later than this before the deadline, since it could not finish (default 30 s, and at most
+   * half the time the run has).
+   */
+  readonly reserveMs?: number
+  /** Work due within this long (a crawl's `delay`, a retry's backoff) is waited for rather than left. Default 5 s. */
+  readonly waitMs?: number
+}
+
+export interface DrainReport {
+  /** Tasks this run started. */
+  readonly started: number
+  /** Leases given back because the deadline came first. */
+  readonly released: number
+  /** Whether every webhook delivery that was due got sent (or given up on) before the deadline. */
+  readonly deliveriesSent: boolean
+  /** What the store holds for the next run. */
+  readonly pending: PendingWork
+}
+
+export class Drain extends Context.Tag("@webdata/core/Drain")<
+  Drain,
+  {
+    /** One bounded run (see the module's comment). Fails only when the store cannot be reached. */
+    readonly run: (options: DrainOptions) => Effect.Effect<DrainReport, StoreError>
+  }
+>() {}
+
+export interface DrainSettings {
+  readonly concurrency: number
+  readonly leaseMs: number
+  /** How often running tasks' jobs are checked for a cancel from another process. */
+  readonly pollMs: number
+}
+
+export const make = (settings: DrainSettings) =>
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const signal = yield* WorkSignal
+    const webhooks = yield* Webhooks
+    const context = yield* Effect.context<JobStore | TaskRunner>()
+
+    const run = Effect.fn("Drain.run")(function* (options: DrainOptions) {
+      const begun = Date.now()
+      const reserveMs = Math.min(options.reserveMs ?? 30_000, (options.deadline - begun) / 2)
+      const lastStart = options.deadline - reserveMs
+      const waitMs = options.waitMs ?? 5000
+      const slots = yield* TaskSlots.make({
+        holder: WorkerIdentity.newHolder(),
+        concurrency: settings.concurrency,
+        leaseMs: settings.leaseMs,
+      })
+      // Cancels: from this process, from the store's news, and (where the store has none) by polling.
+      const events = yield* signal.subscribe
+      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), slots.onEvent)))
+      yield* Effect.forkScoped(Stream.runForEach(store.news, slots.onEvent))
+      yield* Effect.forkScoped(
+        Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(settings.pollMs * 2)), slots.interruptEnded)),
+      )
+
+      // Starts what is due while there is time to finish it; waits for work about to become due.
+      while (Date.now() < lastStart) {
+        if (yield* slots.fill) continue
+        if ((yield* slots.running) > 0) {
+          yield* slots.wait(Duration.millis(settings.pollMs))
+          continue
+        }
+        const { nextDue } = yield* store.pendingWork(Date.now())
+        const next = nextDue._tag === "Some" ? nextDue.value : Number.POSITIVE_INFINITY
+        if (next - Date.now() > waitMs || next >= lastStart) break
+        yield* slots.wait(Duration.millis(Math.max(0, next - Date.now())))
+      }
+      // Lets what runs finish until the deadline; then gives the rest back.
+      while ((yield* slots.running) > 0 && Date.now() < options.deadline)
+        yield* slots.wait(Duration.millis(Math.max(1, Math.min(settings.pollMs, options.deadline - Date.now()))))
+      const released = yield* slots.release
+      const deliveriesSent = yield* webhooks.flush(options.deadline)
+      const pending = yield* store.pendingWork(Date.now())
+      return { started: yield* slots.started, released, deliveriesSent, pending } satisfies DrainReport
+    }, Effect.scoped)
+
+    return Drain.of({ run: (options) => Effect.provide(run(options), context) })
+  })
+
+export const layer = (
+  settings: DrainSettings,
+): Layer.Layer<Drain, never, JobStore | TaskRunner | WorkSignal | Webhooks> => Layer.effect(Drain, make(settings))

@@ -1,0 +1,148 @@
+/**
+ * The tasks one worker runs at once: leases due tasks into its free slots, keeps each lease fresh while its task runs
+ * and interrupts a task whose lease is lost (the store gave it to another worker after a stall). The long-running
+ * worker (`Worker.ts`) and the bounded runs of hosts that start workers on demand (`Drain.ts`) share it.
+ */
+import { Duration, Effect, Either, FiberMap, Option, Queue, Ref, type Scope } from "effect"
+import { JobStore, type StoreError, type Task } from "./JobStore.js"
+import { TaskRunner } from "./TaskRunner.js"
+import type { WorkEvent } from "./WorkSignal.js"
+
+export interface TaskSlotsOptions {
+  /** The lease holder's name (`WorkerIdentity.newHolder()`). */
+  readonly holder: string
+  readonly concurrency: number
+  /** Lease length; renewed every third of it while the task runs. */
+  readonly leaseMs: number
+}
+
+export interface TaskSlots {
+  /** Leases due tasks into the free slots and starts them; true when it filled every free slot (more may be due). */
+  readonly fill: Effect.Effect<boolean, StoreError>
+  /** Tasks running now. */
+  readonly running: Effect.Effect<number>
+  /** Waits until a task ends or `wake` is called, or `timeout` passes. */
+  readonly wait: (timeout: Duration.Duration) => Effect.Effect<void>
+  /** Ends a `wait` (new work, a lease came back). */
+  readonly wake: Effect.Effect<void>
+  /** Stops the running tasks of a job (cancelled or failed elsewhere). */
+  readonly interruptJob: (jobId: string) => Effect.Effect<void>
+  /** Stops the running tasks of jobs that were cancelled or failed by another process (a poll of their jobs). */
+  readonly interruptEnded: Effect.Effect<void>
+  /** What a worker does on news: a cancelled job's tasks stop, new work ends a `wait`. */
+  readonly onEvent: (event: WorkEvent) => Effect.Effect<void>
+  /** Tasks started so far. */
+  readonly started: Effect.Effect<number>
+  /**
+   * Stops every running task and gives its lease back, due at once and without counting an attempt (the task did not
+   * fail: its worker ran out of time). Returns how many were given back.
+   */
+  readonly release: Effect.Effect<number>
+}
+
+export const make = (options: TaskSlotsOptions): Effect.Effect<TaskSlots, never, JobStore | TaskRunner | Scope.Scope> =>
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const runner = yield* TaskRunner
+    const fibers = yield* FiberMap.make<string>()
+    /** The current lease of each running task, by task id. */
+    const leases = new Map<string, Ref.Ref<Task>>()
+    const tasksOfJob = new Map<string, Set<string>>()
+    const changed = yield* Queue.sliding<void>(1)
+
+    let started = 0
+    const wake = Effect.asVoid(Queue.offer(changed, undefined))
+
+    const interruptJob = (jobId: string) =>
+      Effect.forEach(tasksOfJob.get(jobId) ?? [], (taskId) => FiberMap.remove(fibers, taskId), { discard: true })
+
+    const interruptEnded = Effect.suspend(() =>
+      Effect.forEach(
+        [...tasksOfJob.keys()],
+        (jobId) =>
+          store.getJob(jobId).pipe(
+            Effect.flatMap((job) =>
+              Option.isNone(job) || job.value.status !== "scraping" ? interruptJob(jobId) : Effect.void,
+            ),
+            Effect.ignore,
+          ),
+        { discard: true },
+      ),
+    )
+
+    /**
+     * Keeps the lease fresh; ends (so that the race interrupts the task) when the lease is lost. A store that fails to
+     * answer once is asked again at the next turn: the lease outlives two missed renewals.
+     */
+    const renew = (lease: Ref.Ref<Task>) =>
+      Effect.gen(function* () {
+        while (true) {
+          yield* Effect.sleep(Duration.millis(options.leaseMs / 3))
+          const renewed = yield* Effect.either(store.renewLease(yield* Ref.get(lease), Date.now() + options.leaseMs))
+          if (Either.isLeft(renewed)) yield* Effect.logWarning("Renewing a lease failed; trying again", renewed.left)
+          else if (Option.isNone(renewed.right)) return
+          else yield* Ref.set(lease, renewed.right.value)
+        }
+      })
+
+    const start = (task: Task) =>
+      Effect.gen(function* () {
+        const lease = yield* Ref.make(task)
+        const running = tasksOfJob.get(task.jobId) ?? new Set<string>()
+        running.add(task.id)
+        tasksOfJob.set(task.jobId, running)
+        leases.set(task.id, lease)
+        started++
+        const done = Effect.sync(() => {
+          leases.delete(task.id)
+          running.delete(task.id)
+          if (running.size === 0) tasksOfJob.delete(task.jobId)
+        }).pipe(Effect.zipRight(Queue.offer(changed, undefined)))
+        yield* FiberMap.run(
+          fibers,
+          task.id,
+          Effect.raceFirst(runner.run(lease), renew(lease)).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning(`Task ${task.id} (${task.url}) ended abnormally; its lease will expire`, cause),
+            ),
+            Effect.ensuring(done),
+          ),
+        )
+      })
+
+    const fill = Effect.gen(function* () {
+      const free = options.concurrency - leases.size
+      if (free <= 0) return false
+      const tasks = yield* store.leaseTasks({
+        worker: options.holder,
+        now: Date.now(),
+        leaseMs: options.leaseMs,
+        max: free,
+      })
+      yield* Effect.forEach(tasks, start, { discard: true })
+      return tasks.length === free
+    })
+
+    const release = Effect.gen(function* () {
+      const held = yield* Effect.forEach([...leases.values()], Ref.get)
+      yield* FiberMap.clear(fibers)
+      const now = Date.now()
+      // A task that recorded its end before it was stopped holds no lease any more: the store answers false.
+      const given = yield* Effect.forEach(held, (task) =>
+        store.deferTask(task, now).pipe(Effect.orElseSucceed(() => false)),
+      )
+      return given.filter(Boolean).length
+    })
+
+    return {
+      fill,
+      running: Effect.sync(() => leases.size),
+      wait: (timeout) => Queue.take(changed).pipe(Effect.timeout(timeout), Effect.ignore),
+      wake,
+      interruptJob,
+      interruptEnded,
+      onEvent: (event) => (event._tag === "JobCancelled" ? interruptJob(event.jobId) : wake),
+      started: Effect.sync(() => started),
+      release,
+    } satisfies TaskSlots
+  })
