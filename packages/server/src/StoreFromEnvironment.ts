@@ -37,10 +37,15 @@ interface RedisOptions {
   readonly prefix: string
 }
 
-/** `WEBDATA_STORE`, with its default. */
-export const spec: Config.Config<string> = Config.string("WEBDATA_STORE").pipe(
-  Config.withDefault("sqlite:.webdata/webdata.db"),
-)
+/** What `WEBDATA_STORE` unset means for a server: a SQLite file under the working directory. */
+export const DEFAULT_STORE = "sqlite:.webdata/webdata.db"
+
+/** `WEBDATA_STORE`, else `fallback`. */
+export const specOr = (fallback: string): Config.Config<string> =>
+  Config.string("WEBDATA_STORE").pipe(Config.withDefault(fallback))
+
+/** `WEBDATA_STORE`, with the server's default. */
+export const spec: Config.Config<string> = specOr(DEFAULT_STORE)
 
 /**
  * `value` as it may be shown in a message or a log: the user info of a URL (`user:password@`, or a lone token) and a
@@ -148,16 +153,17 @@ const postgresSettings = Config.all({
 const redisPrefix = Config.string("WEBDATA_REDIS_PREFIX").pipe(Config.withDefault("webdata:"))
 
 /**
- * The store `WEBDATA_STORE` names (settings from the environment: `WEBDATA_CACHE_MAX_MB` for `memory:`,
+ * The store `WEBDATA_STORE` names, `fallback` when it is unset (settings from the environment: `WEBDATA_CACHE_MAX_MB` for `memory:`,
  * `WEBDATA_POSTGRES_SCHEMA` and `WEBDATA_POSTGRES_POOL`, `WEBDATA_REDIS_PREFIX`). Anything else, or a store whose
  * package is not installed, fails with a `StoreError` of one line that says what to do.
  */
 export const layerConfig = (
   importer: ImportStore = importStore,
+  fallback: string = DEFAULT_STORE,
 ): Layer.Layer<JobStore, StoreError | ConfigError.ConfigError> =>
   Layer.unwrapEffect(
     Effect.flatMap(
-      spec,
+      specOr(fallback),
       (value): Effect.Effect<Layer.Layer<JobStore, StoreError>, StoreError | ConfigError.ConfigError> => {
         if (value === "memory:") return memory
         if (value.startsWith("sqlite:") && value.length > "sqlite:".length)

@@ -5,16 +5,23 @@ import * as Parse from "@webdata/parse"
 import { Effect, type Layer } from "effect"
 import * as StoreFromEnvironment from "./StoreFromEnvironment.js"
 
+/** What a host other than the server decides (the Lambda functions): see `Engine.HostOptions`. */
+export interface EnvironmentHostOptions extends Engine.HostOptions {
+  /** The store when `WEBDATA_STORE` is unset; default `sqlite:.webdata/webdata.db`. */
+  readonly defaultStore?: string
+}
+
 /**
  * The engine configured from the environment (what `npm start`, `webdata serve` and the workers run): on the store
  * `WEBDATA_STORE` names, with the file parsers, the browser engine when a Chromium is found, and a worker unless
  * `WEBDATA_WORKER=0`.
  */
-export const engineFromEnvironment = (): Layer.Layer<EngineServices> =>
+export const engineFromEnvironment = (host: EnvironmentHostOptions = {}): Layer.Layer<EngineServices> =>
   Engine.layerConfig(
-    StoreFromEnvironment.layerConfig(),
+    StoreFromEnvironment.layerConfig(undefined, host.defaultStore),
     Effect.runSync(Browser.layerConfig()),
     Effect.runSync(Parse.layerConfig()),
+    host,
   )
 
 /** What the server and the workers say at start-up about the engines `engineFromEnvironment()` has. */

@@ -9,6 +9,7 @@ import { JobStore, type PendingWork, type StoreError } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
 import { Webhooks } from "./Webhooks.js"
+import { purge, type WorkerOptions } from "./Worker.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
 import { WorkSignal } from "./WorkSignal.js"
 
@@ -22,6 +23,11 @@ export interface DrainOptions {
   readonly reserveMs?: number
   /** Work due within this long (a crawl's `delay`, a retry's backoff) is waited for rather than left. Default 5 s. */
   readonly waitMs?: number
+  /**
+   * Called once, the first time the run has every slot busy and the store still holds `due` tasks: the host may start
+   * more runs (a Lambda worker sends more messages to its queue).
+   */
+  readonly onSaturated?: (due: number) => Effect.Effect<void>
 }
 
 export interface DrainReport {
@@ -40,15 +46,18 @@ export class Drain extends Context.Tag("@webdata/core/Drain")<
   {
     /** One bounded run (see the module's comment). Fails only when the store cannot be reached. */
     readonly run: (options: DrainOptions) => Effect.Effect<DrainReport, StoreError>
+    /**
+     * The housekeeping a long-running worker does every minute, for hosts without one: purges expired jobs, old cached
+     * pages and index entries, sends the webhook deliveries that are due (until `deadline`), and reports the pending
+     * work (expired leases of runs that died count as due).
+     */
+    readonly sweep: (deadline: number) => Effect.Effect<PendingWork, StoreError>
   }
 >() {}
 
-export interface DrainSettings {
-  readonly concurrency: number
-  readonly leaseMs: number
-  /** How often running tasks' jobs are checked for a cancel from another process. */
-  readonly pollMs: number
-}
+export type DrainSettings = Required<
+  Pick<WorkerOptions, "concurrency" | "leaseMs" | "pollMs" | "cacheTtlMs" | "searchIndexTtlMs">
+>
 
 export const make = (settings: DrainSettings) =>
   Effect.gen(function* () {
@@ -75,9 +84,17 @@ export const make = (settings: DrainSettings) =>
         Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(settings.pollMs * 2)), slots.interruptEnded)),
       )
 
+      let saturated = options.onSaturated === undefined
       // Starts what is due while there is time to finish it; waits for work about to become due.
       while (Date.now() < lastStart) {
-        if (yield* slots.fill) continue
+        if (yield* slots.fill) {
+          if (!saturated && options.onSaturated !== undefined) {
+            saturated = true
+            const { due } = yield* store.pendingWork(Date.now())
+            if (due > 0) yield* options.onSaturated(due)
+          }
+          continue
+        }
         if ((yield* slots.running) > 0) {
           yield* slots.wait(Duration.millis(settings.pollMs))
           continue
@@ -96,7 +113,16 @@ export const make = (settings: DrainSettings) =>
       return { started: yield* slots.started, released, deliveriesSent, pending } satisfies DrainReport
     }, Effect.scoped)
 
-    return Drain.of({ run: (options) => Effect.provide(run(options), context) })
+    const sweep = Effect.fn("Drain.sweep")(function* (deadline: number) {
+      yield* purge(settings)
+      yield* webhooks.flush(deadline)
+      return yield* store.pendingWork(Date.now())
+    })
+
+    return Drain.of({
+      run: (options) => Effect.provide(run(options), context),
+      sweep: (deadline) => Effect.provide(sweep(deadline), context),
+    })
   })
 
 export const layer = (

@@ -109,6 +109,46 @@ describe("Drain: bounded worker runs", () => {
     expect((await runtime.runPromise(job(slow.job.id))).status).toBe("scraping")
   })
 
+  it("asks for more runs once, when every slot is busy and work is still due", async () => {
+    const pages = await site(40, 100)
+    const runtime = engine({ worker: { concurrency: 4 } })
+    await runtime.runPromise(
+      Effect.flatMap(BatchScrape, (batch) =>
+        batch.start({ urls: Array.from({ length: 40 }, (_, i) => `${pages.url}/p/${i}`) }, null),
+      ),
+    )
+    const asked: Array<number> = []
+    await runtime.runPromise(
+      Effect.flatMap(Drain, (drain) =>
+        drain.run({ deadline: Date.now() + 20_000, onSaturated: (due) => Effect.sync(() => asked.push(due)) }),
+      ),
+    )
+    expect(asked).toEqual([36])
+  })
+
+  it("sweeps: counts the tasks of a run that died, sends due webhooks, purges expired jobs", async () => {
+    const pages = await site(3)
+    const receiver = await startWebhookReceiver()
+    open.push(receiver)
+    const runtime = engine({ jobs: { jobTtlMs: 2000 } })
+    const started = await runtime.runPromise(crawl(pages.url, { webhook: { url: receiver.url, events: ["started"] } }))
+    // A run that leased the seed and died: its lease runs out after 50 ms.
+    const [dead] = await runtime.runPromise(
+      Effect.flatMap(JobStore, (store) => store.leaseTasks({ worker: "gone", now: Date.now(), leaseMs: 50, max: 1 })),
+    )
+    expect(dead?.jobId).toBe(started.job.id)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    const swept = await runtime.runPromise(Effect.flatMap(Drain, (drain) => drain.sweep(Date.now() + 5000)))
+    expect(swept.due).toBe(1)
+    expect(receiver.events.map((event) => event.type)).toEqual(["crawl.started"])
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    const later = await runtime.runPromise(Effect.flatMap(Drain, (drain) => drain.sweep(Date.now() + 5000)))
+    expect(later.due).toBe(0)
+    expect(await runtime.runPromise(Effect.flatMap(JobStore, (store) => store.getJob(started.job.id)))).toEqual(
+      Option.none(),
+    )
+  })
+
   it("a deployment whose work queue refuses jobs answers JOBS_NOT_CONFIGURED before making one", async () => {
     const pages = await site(1)
     const runtime = engine({ workQueue: WorkQueue.layerRefusing("no worker can reach this store") })
