@@ -9,7 +9,7 @@ import { type CountRow, type Int8, type TaskRow, toCount, toTask } from "./Rows.
 
 type Leases = Pick<
   JobStoreShape,
-  "leaseTasks" | "leaseHolders" | "expireLeases" | "renewLease" | "retryTask" | "deferTask"
+  "leaseTasks" | "pendingWork" | "leaseHolders" | "expireLeases" | "renewLease" | "retryTask" | "deferTask"
 >
 
 /** The live (unexpired) leases of the job `jobId` names (a parameter or a column), counted on `tasks_live`. */
@@ -58,6 +58,29 @@ export const claim = (sql: SqlClient.SqlClient, { jobId, worker, now, leaseUntil
       status = 'leased', lease_owner = ${worker}, lease_until = ${leaseUntil}, due_at = ${leaseUntil}
     FROM due WHERE t.seq = due.seq
     RETURNING t.*, due.due_at AS was_due`
+
+/**
+ * What `leaseTasks` would find at `now`, in one statement (one snapshot), on the lease's partial indexes: the range of
+ * `tasks_due` (open tasks only) up to `now` against `jobs_runnable` (running jobs only), and each running job's first
+ * pending task after `now`, which the walk of `tasks_due` reaches past at most the job's live leases.
+ */
+export const pendingWork = (sql: SqlClient.SqlClient, now: number) =>
+  sql<{ readonly due: Int8; readonly next_due: Int8 | null }>`
+    SELECT
+      (
+        SELECT count(*) FROM jobs j JOIN tasks t ON t.job_id = j.id
+        WHERE j.status = 'scraping' AND t.status IN ('pending', 'leased') AND t.due_at <= ${now}
+      ) AS due,
+      (
+        SELECT min(next.due_at) FROM jobs j
+        CROSS JOIN LATERAL (
+          SELECT t.due_at FROM tasks t
+          WHERE t.job_id = j.id AND t.status = 'pending' AND t.due_at > ${now}
+          ORDER BY t.due_at
+          LIMIT 1
+        ) next
+        WHERE j.status = 'scraping'
+      ) AS next_due`
 
 const claimOrder = Order.mapInput(
   Order.tuple(Order.number, Order.number),
@@ -117,6 +140,14 @@ export const make = ({ sql, run, transaction, locks, notify }: Db): Leases => {
               return tasks
             }),
           ),
+
+    pendingWork: (now) =>
+      run(
+        Effect.map(pendingWork(sql, now), ([row]) => ({
+          due: Number(row?.due ?? 0),
+          nextDue: Option.map(Option.fromNullable(row?.next_due), Number),
+        })),
+      ),
 
     leaseHolders: (prefix) =>
       run(

@@ -34,7 +34,7 @@ const nodes = (plan: PlanNode, parent = ""): Array<PlanNode & { readonly parent:
 
 describe("PostgreSQL store at scale", () => {
   it.scopedLive(
-    "claims, document pages, job reads and outbox heads use indexes among a million tasks",
+    "claims, pending work, document pages, job reads and outbox heads use indexes among a million tasks",
     () =>
       Effect.gen(function* () {
         const schema = yield* scopedSchema
@@ -90,6 +90,7 @@ describe("PostgreSQL store at scale", () => {
         const plans = yield* inSchema(
           Effect.all({
             candidates: explain(Leases.candidates(sql, T0, 8)),
+            pendingWork: explain(Leases.pendingWork(sql, T0 + 3000)),
             claim: explain(
               Leases.claim(sql, { jobId: big!.id, worker: "w1", now: T0 + 3000, leaseUntil: T0 + 60_000, max: 8 }),
             ),
@@ -113,6 +114,7 @@ describe("PostgreSQL store at scale", () => {
         const indexes = (name: keyof typeof plans) => plans[name].flatMap((node) => node["Index Name"] ?? [])
         expect(indexes("candidates")).toEqual(expect.arrayContaining(["jobs_runnable", "tasks_due"]))
         expect(indexes("claim")).toContain("tasks_due")
+        expect(indexes("pendingWork")).toEqual(expect.arrayContaining(["jobs_runnable", "tasks_due"]))
         expect(indexes("documents")).toContain("documents_pkey")
         expect(indexes("job")).toContain("jobs_pkey")
         expect(indexes("deliveries")).toContain("deliveries_job")

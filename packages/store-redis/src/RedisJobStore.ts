@@ -170,6 +170,13 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
         Effect.forEach(asList(reply), (task) => toTask(task)),
       ),
 
+    pendingWork: (now) =>
+      Effect.map(exec(leases.pendingWork, [now]), (reply) => {
+        const [due, nextDue] = asList(reply)
+        // The time is the score as Redis writes it (text), so exact.
+        return { due: Number(due), nextDue: Option.map(Option.fromNullable(nextDue), Number) }
+      }),
+
     leaseHolders: (prefixOfNames) =>
       Effect.map(exec(leases.leaseHolders, [prefixOfNames]), (reply) => asList(reply).map(String)),
 

@@ -286,6 +286,31 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         }),
       ),
 
+    // One statement, so one snapshot, on the indexes the lease uses: the running jobs, then each one's range of
+    // `tasks_due` up to `now` and its first pending task after it (past at most the job's live leases). SQLite takes
+    // a partial index only for a query that repeats its predicate, hence the `IN` beside `status = 'pending'`.
+    pendingWork: (now) =>
+      orStoreError(
+        Effect.map(
+          sql<{ readonly due: number; readonly next_due: number | null }>`
+            SELECT
+              (
+                SELECT count(*) FROM jobs j JOIN tasks t ON t.job_id = j.id
+                WHERE j.status = 'scraping' AND t.status IN ('pending', 'leased') AND t.due_at <= ${now}
+              ) AS due,
+              (
+                SELECT min((
+                  SELECT t.due_at FROM tasks t
+                  WHERE t.job_id = j.id AND t.status IN ('pending', 'leased') AND t.status = 'pending'
+                    AND t.due_at > ${now}
+                  ORDER BY t.due_at LIMIT 1
+                ))
+                FROM jobs j WHERE j.status = 'scraping'
+              ) AS next_due`,
+          ([row]) => ({ due: row?.due ?? 0, nextDue: Option.fromNullable(row?.next_due) }),
+        ),
+      ),
+
     leaseHolders: (prefix) =>
       orStoreError(
         Effect.map(

@@ -72,6 +72,34 @@ return leased`,
 )
 
 /**
+ * ARGV: prefix, now. Returns {due, the earliest due time after now of a pending task or nil}, read in one script so
+ * that both agree.
+ *
+ * A job's open queue holds its live leases after \`now\` too, each with the same score in its \`leases\`; so with L of
+ * them, its first pending task after \`now\` is among the first L + 1 members there.
+ */
+export const pendingWork = script(
+  "pendingWork",
+  prelude,
+  `
+local now = ARGV[2]
+local due, nextDue = 0, nil
+for _, jobId in ipairs(redis.call('ZRANGE', K.scraping, 0, -1)) do
+  local open, leases = part(jobId, 'open'), part(jobId, 'leases')
+  due = due + redis.call('ZCOUNT', open, '-inf', now)
+  local live = redis.call('ZCOUNT', leases, '(' .. now, '+inf')
+  local later = redis.call('ZRANGEBYSCORE', open, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, live + 1)
+  for i = 1, #later, 2 do
+    if not redis.call('ZSCORE', leases, later[i]) then
+      if not nextDue or tonumber(later[i + 1]) < tonumber(nextDue) then nextDue = later[i + 1] end
+      break
+    end
+  end
+end
+return {due, nextDue or false}`,
+)
+
+/**
  * Lua: calls \`visit(jobId, member, owner)\` for every leased task. Only scraping jobs hold leases: stopping or
  * completing a job ends them all.
  */
