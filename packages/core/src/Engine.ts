@@ -312,6 +312,8 @@ export interface HostOptions {
   readonly deliverWebhooks?: boolean
   /** How new jobs reach a worker (see `EngineOptions.workQueue`). */
   readonly workQueue?: Layer.Layer<WorkQueue.WorkQueue>
+  /** Job settings over the environment's (a bounded status page for a host whose answers are bounded). */
+  readonly jobs?: Partial<JobsConfig.JobsConfigShape>
 }
 
 /**
@@ -344,7 +346,7 @@ export const layerConfig = (
         worker: worker ? Worker.layer(workerOptions) : undefined,
         workerOptions,
         workQueue: host.workQueue ?? WorkQueue.layerInProcess,
-        jobs: JobsConfig.layerConfig,
+        jobs: JobsConfig.layerConfig(host.jobs),
         webhooks: Layer.orDie(Webhooks.layerConfig(host.deliverWebhooks ?? worker)),
         heap: HeapGrowth.layerConfig,
         interact: InteractSessions.configLayerConfig,

@@ -24,10 +24,10 @@ export interface DrainOptions {
   /** Work due within this long (a crawl's `delay`, a retry's backoff) is waited for rather than left. Default 5 s. */
   readonly waitMs?: number
   /**
-   * Called once, the first time the run has every slot busy and the store still holds `due` tasks: the host may start
-   * more runs (a Lambda worker sends more messages to its queue).
+   * Called once, the first time the run has every slot busy and the store still holds due tasks, with how many more
+   * runs of this size they would keep busy: the host may start them (a Lambda worker sends messages to its queue).
    */
-  readonly onSaturated?: (due: number) => Effect.Effect<void>
+  readonly onSaturated?: (runs: number) => Effect.Effect<void>
 }
 
 export interface DrainReport {
@@ -44,6 +44,8 @@ export interface DrainReport {
 export class Drain extends Context.Tag("@webdata/core/Drain")<
   Drain,
   {
+    /** How many runs of this engine's size `due` tasks keep busy (at least one when any is due). */
+    readonly runsFor: (due: number) => number
     /** One bounded run (see the module's comment). Fails only when the store cannot be reached. */
     readonly run: (options: DrainOptions) => Effect.Effect<DrainReport, StoreError>
     /**
@@ -65,6 +67,7 @@ export const make = (settings: DrainSettings) =>
     const signal = yield* WorkSignal
     const webhooks = yield* Webhooks
     const context = yield* Effect.context<JobStore | TaskRunner>()
+    const runsFor = (due: number) => Math.ceil(due / settings.concurrency)
 
     const run = Effect.fn("Drain.run")(function* (options: DrainOptions) {
       const begun = Date.now()
@@ -91,7 +94,7 @@ export const make = (settings: DrainSettings) =>
           if (!saturated && options.onSaturated !== undefined) {
             saturated = true
             const { due } = yield* store.pendingWork(Date.now())
-            if (due > 0) yield* options.onSaturated(due)
+            if (due > 0) yield* options.onSaturated(runsFor(due))
           }
           continue
         }
@@ -120,6 +123,7 @@ export const make = (settings: DrainSettings) =>
     })
 
     return Drain.of({
+      runsFor,
       run: (options) => Effect.provide(run(options), context),
       sweep: (deadline) => Effect.provide(sweep(deadline), context),
     })

@@ -11,9 +11,8 @@ import { JobsConfig } from "./JobsConfig.js"
 import type { Owner } from "./Owner.js"
 import { WorkSignal } from "./WorkSignal.js"
 
-/** Documents per status page unless the caller asks for fewer, and the JSON size a page stays under. */
+/** Documents per status page unless the caller asks for fewer (`JobsConfig.statusPageBytes` bounds its size). */
 export const DEFAULT_PAGE_SIZE = 100
-const MAX_PAGE_BYTES = 10 * 1024 * 1024
 const WATCH_POLL_MS = 250
 
 export interface StatusPage {
@@ -92,7 +91,7 @@ export const make = Effect.gen(function* () {
     let bytes = 0
     for (const entry of stored) {
       bytes += JSON.stringify(entry.document).length
-      if (documents.length > 0 && bytes > MAX_PAGE_BYTES) break
+      if (documents.length > 0 && bytes > config.statusPageBytes) break
       documents.push(entry.document as Document)
     }
     const last = documents.length > 0 ? (stored[documents.length - 1]?.seq ?? page.skip) : page.skip - 1
