@@ -35,7 +35,8 @@ export const hasValidSignature = (request: SignedRequest, secretAccessKey: strin
   if (date === undefined || region === undefined || service === undefined || !amzDate.startsWith(date)) return false
   // S3 clients name the body's hash in a header; other services' clients sign the hash without sending it.
   const declared = request.headers["x-amz-content-sha256"]
-  const payloadHash = header === null ? "UNSIGNED-PAYLOAD" : declared !== undefined ? String(declared) : sha256(request.body)
+  const payloadHash =
+    header === null ? "UNSIGNED-PAYLOAD" : declared !== undefined ? String(declared) : sha256(request.body)
   // A header-signed body must be the body that was hashed (unless the client declared it unsigned).
   if (header !== null && payloadHash !== "UNSIGNED-PAYLOAD" && payloadHash !== sha256(request.body)) return false
   const query = [...url.searchParams]
