@@ -26,6 +26,7 @@ const PACKAGES = [
   "parse",
   "adapter-express",
   "server",
+  "adapter-lambda",
   "adapter-cli",
 ]
 
@@ -137,6 +138,11 @@ describe("the packed packages installed into a fresh project", () => {
     const express = JSON.parse(await node("out/express.js"))
     expect(express).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(express.data.markdown).toContain("Tidal")
+
+    const lambda = JSON.parse(await node("out/lambda.js"))
+    expect(lambda.scrape).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
+    expect(lambda.scrape.data.markdown).toContain("Tidal")
+    expect(lambda.crawl).toMatchObject({ status: 400, success: false, code: "JOBS_NOT_CONFIGURED" })
   }, 240_000)
 
   it("installs the webdata binary, which scrapes a page", async () => {

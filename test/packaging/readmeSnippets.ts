@@ -38,7 +38,10 @@ export const readmeSnippets = async (
   site: string,
   port: number,
 ): Promise<
-  Record<"promise" | "promiseJobs" | "effect" | "browser" | "files" | "structured" | "agent" | "express", string>
+  Record<
+    "promise" | "promiseJobs" | "effect" | "browser" | "files" | "structured" | "agent" | "express" | "lambda",
+    string
+  >
 > => {
   const readme = await readFile(readmePath, "utf8")
   const [promise, promiseJobs] = blocksUnder(readme, "In an app (Promises)")
@@ -47,6 +50,7 @@ export const readmeSnippets = async (
   const [files] = blocksUnder(readme, "Files")
   const [structured, agent] = blocksUnder(readme, "Structured data, extract and agents")
   const [express] = blocksUnder(readme, "Express")
+  const [lambda] = blocksUnder(readme, "AWS Lambda")
   if (
     promise === undefined ||
     promiseJobs === undefined ||
@@ -55,7 +59,8 @@ export const readmeSnippets = async (
     files === undefined ||
     structured === undefined ||
     agent === undefined ||
-    express === undefined
+    express === undefined ||
+    lambda === undefined
   )
     throw new Error("README.md lost one of its examples")
   const expressServer = replaceOnce(
@@ -67,6 +72,7 @@ export const readmeSnippets = async (
     /app\.listen\(\d+\)/,
     `app.listen(${port}, "127.0.0.1")`,
   )
+  const lambdaHandler = replaceOnce(lambda, "Engine.layer({ ", "Engine.layer({ allowPrivateAddresses: true, ")
   return {
     promise: allowLoopback(localSite(promise, site)),
     promiseJobs: allowLoopback(localSite(promiseJobs, site)),
@@ -88,6 +94,27 @@ server.once("listening", async () => {
   await router.dispose()
   process.exit(0)
 })
+`,
+    // An HTTP API (payload 2.0) event, as API Gateway sends it.
+    lambda: `${lambdaHandler}
+const result = await handler({
+  version: "2.0",
+  rawPath: "/v2/scrape",
+  rawQueryString: "",
+  headers: { host: "abc123.execute-api.us-east-1.amazonaws.com", "content-type": "application/json" },
+  requestContext: { http: { method: "POST" }, stage: "$default", domainName: "abc123.execute-api.us-east-1.amazonaws.com" },
+  body: JSON.stringify({ url: "${site}/article", formats: ["markdown"] }),
+  isBase64Encoded: false,
+})
+const crawl = await handler({
+  version: "2.0",
+  rawPath: "/v2/crawl",
+  headers: { host: "abc123.execute-api.us-east-1.amazonaws.com", "content-type": "application/json" },
+  requestContext: { http: { method: "POST" }, stage: "$default" },
+  body: JSON.stringify({ url: "${site}" }),
+})
+console.log(JSON.stringify({ scrape: JSON.parse(result.body), crawl: { status: crawl.statusCode, ...JSON.parse(crawl.body) } }))
+await handler.dispose()
 `,
   }
 }
