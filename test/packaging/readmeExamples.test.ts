@@ -139,7 +139,8 @@ describe("the packed packages installed into a fresh project", () => {
     expect(express).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(express.data.markdown).toContain("Tidal")
 
-    const lambda = JSON.parse(await node("out/lambda.js"))
+    // The last line: the engine logs before it (the warning that no API key is set).
+    const lambda = JSON.parse((await node("out/lambda.js")).trim().split("\n").at(-1) ?? "")
     expect(lambda.scrape).toMatchObject({ success: true, data: { metadata: { statusCode: 200 } } })
     expect(lambda.scrape.data.markdown).toContain("Tidal")
     expect(lambda.crawl).toMatchObject({ status: 400, success: false, code: "JOBS_NOT_CONFIGURED" })
