@@ -3,6 +3,7 @@
  * read, by the EasyList, EasyPrivacy and EasyList Cookie filters that ship in this package (`filters/`; nothing is
  * fetched at run time). The filter engine is `@ghostery/adblocker`, built once per process on first use (~1 s).
  */
+import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { FiltersEngine, Request } from "@ghostery/adblocker"
 import type { Page, Request as PageRequest } from "playwright-core"
@@ -12,11 +13,17 @@ const LISTS = ["easylist.txt", "easyprivacy.txt", "easylist-cookie.txt"]
 
 let engine: Promise<FiltersEngine> | undefined
 
+/** The lists' folder: the package's `filters/`, or `filters/` next to a bundle of this module (a Lambda function). */
+const listsFolder = (): URL => {
+  const packaged = new URL("../filters/", import.meta.url)
+  return existsSync(packaged) ? packaged : new URL("./filters/", import.meta.url)
+}
+
 /** The filter engine over the bundled lists, parsed on first use and shared. */
 export const filters = (): Promise<FiltersEngine> => {
-  engine ??= Promise.all(LISTS.map((name) => readFile(new URL(`../filters/${name}`, import.meta.url), "utf8"))).then(
-    (lists) => FiltersEngine.parse(lists.join("\n"), { loadCosmeticFilters: true, loadNetworkFilters: true }),
-  )
+  engine ??= Promise.resolve(listsFolder())
+    .then((folder) => Promise.all(LISTS.map((name) => readFile(new URL(name, folder), "utf8"))))
+    .then((lists) => FiltersEngine.parse(lists.join("\n"), { loadCosmeticFilters: true, loadNetworkFilters: true }))
   return engine
 }
 

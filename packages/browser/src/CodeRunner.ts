@@ -39,7 +39,8 @@ try {
 process.stdout.write("", () => process.exit())
 `
 
-const playwrightEntry = createRequire(import.meta.url).resolve("playwright-core")
+/** Resolved when code runs, so that loading this module needs no playwright-core (a bundle may leave it out). */
+const playwrightEntry = () => createRequire(import.meta.url).resolve("playwright-core")
 
 /** Collects a stream's text up to the cap. */
 const collect = (stream: NodeJS.ReadableStream | null) => {
@@ -58,7 +59,7 @@ export const runCode = async (cdpEndpoint: string, code: string, timeoutMs: numb
       [`--max-old-space-size=${HEAP_MB}`, "--input-type=module", "--eval", RUNNER],
       {
         cwd,
-        env: { PATH: process.env.PATH ?? "", WEBDATA_CDP_ENDPOINT: cdpEndpoint, WEBDATA_PLAYWRIGHT: playwrightEntry },
+        env: { PATH: process.env.PATH ?? "", WEBDATA_CDP_ENDPOINT: cdpEndpoint, WEBDATA_PLAYWRIGHT: playwrightEntry() },
         stdio: ["pipe", "pipe", "pipe", "pipe"],
       },
     )
