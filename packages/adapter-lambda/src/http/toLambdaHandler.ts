@@ -17,13 +17,21 @@ export interface Releasable {
   readonly dispose: () => Promise<void>
 }
 
-/** The API's handler, built on first use; after `dispose` the next use builds a new one. */
+/**
+ * The API's handler, built on first use; after `dispose`, or a build that failed (a store that could not be reached),
+ * the next use builds a new one, so that a container recovers once the cause is gone.
+ */
 const lazyWebHandler = (engine: Layer.Layer<EngineServices>, options: LambdaHandlerOptions) => {
   let built: WebHandler | undefined
   return {
-    handler: (request: Request): Promise<Response> => {
-      built ??= makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig))
-      return built.handler(request)
+    handler: async (request: Request): Promise<Response> => {
+      const web = (built ??= makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig)))
+      await web.ready().catch(async (error: unknown) => {
+        if (built === web) built = undefined
+        await web.dispose()
+        throw error
+      })
+      return web.handler(request)
     },
     dispose: async (): Promise<void> => {
       const web = built

@@ -1,6 +1,6 @@
 /**
- * An engine kept by a worker function's container: built at the first invocation, reused by the warm ones, released
- * on shutdown (`dispose`).
+ * An engine kept by a worker function's container: built at the first invocation, reused by the warm ones (built
+ * again after a build that failed), released on shutdown (`dispose`).
  */
 import type { EngineServices } from "@webdata/core"
 import { type Effect, type Layer, ManagedRuntime } from "effect"
@@ -13,9 +13,15 @@ export interface EngineRuntime {
 export const make = (engine: Layer.Layer<EngineServices>): EngineRuntime => {
   let runtime: ManagedRuntime.ManagedRuntime<EngineServices, never> | undefined
   return {
-    run: (effect) => {
-      runtime ??= ManagedRuntime.make(engine)
-      return runtime.runPromise(effect)
+    run: async (effect) => {
+      const current = (runtime ??= ManagedRuntime.make(engine))
+      // A build that failed (a store that could not be reached) is not kept: the next invocation builds again.
+      await current.runtime().catch(async (error: unknown) => {
+        if (runtime === current) runtime = undefined
+        await current.dispose()
+        throw error
+      })
+      return current.runPromise(effect)
     },
     dispose: async () => {
       const built = runtime

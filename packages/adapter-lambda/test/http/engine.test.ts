@@ -169,6 +169,22 @@ describe("toLambdaHandler over a real engine", () => {
     await lambda.dispose()
   })
 
+  it("after a build that failed (a store that could not be reached), the next invocation builds again", async () => {
+    let attempts = 0
+    const flaky = Layer.merge(
+      engine(),
+      Layer.effectDiscard(Effect.suspend(() => (++attempts === 1 ? Effect.die("store unreachable") : Effect.void))),
+    )
+    const lambda = toLambdaHandler(flaky, open)
+    const health = withPath(fixture("function-url"), "/", "GET")
+    const failed = await lambda(health)
+    expect(failed.statusCode).toBe(500)
+    expect(body(failed)).toMatchObject({ success: false, code: "UNKNOWN_ERROR" })
+    expect((await lambda(health)).statusCode).toBe(200)
+    expect(attempts).toBe(2)
+    await lambda.dispose()
+  })
+
   it("with API keys, a request without the key answers 401; with it, 200", async () => {
     const keyed = toLambdaHandler(engine(), { serverConfig: ServerConfig.layer({ apiKeys: ["lambda-key"] }) })
     try {

@@ -39,6 +39,12 @@ export interface WebHandler {
    * token; `view` shows frames to either and takes input only with the control token); undefined when none.
    */
   readonly openSessionSocket: (id: string, token: string) => Promise<SessionSocket | undefined>
+  /**
+   * Builds the services now (they are built on first use otherwise); rejects with what stopped them. A failed build
+   * stays failed: a host that wants to try again (a Lambda container after its store was unreachable) disposes this
+   * handler and makes another.
+   */
+  readonly ready: () => Promise<void>
   /** Releases the services (worker, store connections): on shutdown, after the host stopped taking requests. */
   readonly dispose: () => Promise<void>
 }
@@ -135,6 +141,9 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
         closed: Effect.runPromise(live.closed),
         touch: () => Effect.runSync(touch),
       }
+    },
+    ready: async () => {
+      await runtime.runtime()
     },
     dispose: async () => {
       await web.dispose()
