@@ -162,8 +162,11 @@ const build = (parts: HttpParts, event: Fields, basePath: string): Request => {
   if (!plainHost(host)) return invalid(`host ${JSON.stringify(host)} cannot be part of a URL`)
   const { prefix, path } = stripLeading(parts.routed, basePath)
   if (!path.startsWith("/")) return invalid("path does not start with /")
-  // The prefix is what was stripped here; one the client sent would make the API's links point elsewhere.
+  // The prefix is what was stripped here, and the host the one the client reached (API Gateway, the function URL or
+  // the load balancer passes a client's own `X-Forwarded-Host` on): forwarded values of the client's would make the
+  // API's links point elsewhere.
   headers.delete("x-forwarded-prefix")
+  headers.delete("x-forwarded-host")
   if (prefix !== "") headers.set("x-forwarded-prefix", prefix)
   // `?` and `#` in a decoded path are part of it, not its end.
   const target = `${scheme(headers)}://${host}${path.replace(/[?#]/g, (c) => encodeURIComponent(c))}`

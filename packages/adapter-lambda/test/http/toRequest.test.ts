@@ -107,7 +107,7 @@ describe("toRequest", () => {
     expect(custom.headers.get("x-forwarded-prefix")).toBe("/firecrawl")
   })
 
-  it("the root of a REST stage, a client's own X-Forwarded-Prefix replaced, `?` in a decoded path kept", () => {
+  it("the root of a REST stage, a client's own X-Forwarded-Prefix and -Host dropped, `?` in a decoded path kept", () => {
     const rest = fixture<ApiGatewayV1Event>("api-gateway-rest-v1")
     const root = request({
       ...rest,
@@ -118,8 +118,13 @@ describe("toRequest", () => {
     expect(new URL(root.url).pathname).toBe("/")
     expect(root.headers.get("x-forwarded-prefix")).toBe("/prod")
     const v2 = fixture<ApiGatewayV2Event>("http-api-v2-default-stage")
-    const forged = request({ ...v2, headers: { ...v2.headers, "x-forwarded-prefix": "/elsewhere" } })
+    const forged = request({
+      ...v2,
+      headers: { ...v2.headers, "x-forwarded-prefix": "/elsewhere", "x-forwarded-host": "evil.example" },
+    })
     expect(forged.headers.has("x-forwarded-prefix")).toBe(false)
+    expect(forged.headers.has("x-forwarded-host")).toBe(false)
+    expect(new URL(forged.url).host).toBe(v2.headers?.host)
     const odd = request({
       ...rest,
       httpMethod: "GET",
