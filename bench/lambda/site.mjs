@@ -1,7 +1,7 @@
 /**
  * The pages the Lambda example's test and benchmark scrape, on 127.0.0.1 (scraping them needs
  * `WEBDATA_ALLOW_PRIVATE_ADDRESSES=1`):
- * - `/article`: a text-dense ~96 KB article, the server benchmark's synthetic page (`bench/server/overhead.mjs`);
+ * - `/article`: a text-dense ~96 KB article, also the server benchmark's page (`bench/server/overhead.mjs`);
  * - `/tiny`: a 50-byte page (the fixed cost of a request);
  * - `/big`: an article of ~300 Ki characters, past the size that the engine builds on its own thread while its
  *   content threads are idle (256 Ki), so that it goes to a content thread (`DocumentWorker.js` of the bundle);
@@ -16,7 +16,7 @@ export const BIG_MARKER = "Paragraph 2999 of the long article"
 export const PDF_TEXT = "Hello from a PDF parsed in the bundle"
 export const TINY_PAGE = "<html><body><p>Hello, tiny page.</p></body></html>"
 
-/** The server benchmark's ~96 KB article: navigation, sidebar, footer and a long article with tables and lists. */
+/** A ~96 KB article: navigation, sidebar, footer and a long article with tables and lists. */
 export const articlePage = () => {
   const paragraph = (i) =>
     `<p>Paragraph ${i} of the article explains, in plain words, how the <a href="/glossary/${i}">term ${i}</a> relates to the measurements in the previous section, with enough detail to be useful and a few numbers such as ${i * 17} and ${i * 3.5}.</p>`

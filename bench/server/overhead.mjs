@@ -31,30 +31,11 @@ import { gunzipSync } from "node:zlib"
 import { Engine, ServerConfig } from "@webdata/core"
 import { extractHtml } from "@webdata/core/content"
 import { serve } from "@webdata/server"
+import { articlePage } from "../lambda/site.mjs"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const REQUESTS = Number(process.env.REQUESTS ?? 200)
 const WARMUP = 30
-
-/** A realistic ~100 KB article page: navigation, sidebar, footer and a long article with tables and lists. */
-const makePage = () => {
-  const paragraph = (i) =>
-    `<p>Paragraph ${i} of the article explains, in plain words, how the <a href="/glossary/${i}">term ${i}</a> relates to the measurements in the previous section, with enough detail to be useful and a few numbers such as ${i * 17} and ${i * 3.5}.</p>`
-  const nav = Array.from({ length: 40 }, (_, i) => `<li><a href="/section/${i}">Section ${i}</a></li>`).join("")
-  const rows = Array.from(
-    { length: 30 },
-    (_, i) => `<tr><td>Row ${i}</td><td>${i * 2}</td><td>${i * 3}</td></tr>`,
-  ).join("")
-  const body = Array.from({ length: 400 }, (_, i) =>
-    i % 40 === 0 ? `<h2>Part ${i / 40 + 1}</h2>${paragraph(i)}` : paragraph(i),
-  ).join("\n")
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Benchmark article</title>
-<meta name="description" content="A long article for the overhead benchmark"><script>var x = 1;</script>
-<style>body { font-family: sans-serif }</style></head><body>
-<header><nav><ul>${nav}</ul></nav></header><div class="layout"><aside class="sidebar"><ul>${nav}</ul></aside>
-<main><article><h1>Benchmark article</h1>${body}<table><thead><tr><th>Name</th><th>A</th><th>B</th></tr></thead><tbody>${rows}</tbody></table></article></main></div>
-<footer><p>Footer text © 2026</p></footer></body></html>`
-}
 
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
@@ -118,7 +99,7 @@ const pages =
     : PAGE === "corpus"
       ? corpusPages()
       : PAGE === "synthetic"
-        ? [Buffer.from(makePage())]
+        ? [Buffer.from(articlePage())]
         : undefined
 if (pages === undefined || pages.length === 0) throw new Error(`PAGE=${PAGE}: expected synthetic, corpus or tiny`)
 const site = createServer((req, res) => {

@@ -7,25 +7,30 @@
 type StringMap = Readonly<Record<string, string | undefined>> | null
 type ListMap = Readonly<Record<string, ReadonlyArray<string> | undefined>> | null
 
-/** API Gateway REST API proxy integration, and HTTP API with payload format 1.0. */
-export interface ApiGatewayV1Event {
-  readonly version?: "1.0"
+/** What the payload 1.0 events (API Gateway REST API, ALB) have in common. */
+interface Payload1Event {
   readonly httpMethod: string
-  /** The resource path: without the stage, which only `requestContext.path` shows. */
   readonly path: string
   readonly headers?: StringMap
   readonly multiValueHeaders?: ListMap
-  /** Values already percent-decoded. */
   readonly queryStringParameters?: StringMap
   readonly multiValueQueryStringParameters?: ListMap
+  readonly body?: string | null
+  readonly isBase64Encoded?: boolean
+}
+
+/**
+ * API Gateway REST API proxy integration, and HTTP API with payload format 1.0. `path` is the resource path, without
+ * the stage that only `requestContext.path` shows; query values arrive percent-decoded.
+ */
+export interface ApiGatewayV1Event extends Payload1Event {
+  readonly version?: "1.0"
   readonly requestContext: {
     readonly stage?: string
     /** The path as the client sent it: with the stage (or a custom domain's base path). */
     readonly path?: string
     readonly domainName?: string
   }
-  readonly body?: string | null
-  readonly isBase64Encoded?: boolean
 }
 
 /** HTTP API with payload format 2.0; Lambda function URLs send the same (their stage is `$default`). */
@@ -51,16 +56,8 @@ export interface ApiGatewayV2Event {
  * `multiValueQueryStringParameters` instead of `headers` and `queryStringParameters`. Query values stay
  * percent-encoded as received.
  */
-export interface AlbEvent {
+export interface AlbEvent extends Payload1Event {
   readonly requestContext: { readonly elb: { readonly targetGroupArn: string } }
-  readonly httpMethod: string
-  readonly path: string
-  readonly headers?: StringMap
-  readonly multiValueHeaders?: ListMap
-  readonly queryStringParameters?: StringMap
-  readonly multiValueQueryStringParameters?: ListMap
-  readonly body?: string | null
-  readonly isBase64Encoded?: boolean
 }
 
 export type LambdaHttpEvent = ApiGatewayV1Event | ApiGatewayV2Event | AlbEvent
