@@ -25,7 +25,8 @@ const lazyWebHandler = (engine: Layer.Layer<EngineServices>, options: LambdaHand
   let built: WebHandler | undefined
   return {
     handler: async (request: Request): Promise<Response> => {
-      const web = (built ??= makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig)))
+      built ??= makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig))
+      const web = built
       await web.ready().catch(async (error: unknown) => {
         if (built === web) built = undefined
         await web.dispose()

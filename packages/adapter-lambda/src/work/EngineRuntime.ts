@@ -14,7 +14,8 @@ export const make = (engine: Layer.Layer<EngineServices>): EngineRuntime => {
   let runtime: ManagedRuntime.ManagedRuntime<EngineServices, never> | undefined
   return {
     run: async (effect) => {
-      const current = (runtime ??= ManagedRuntime.make(engine))
+      runtime ??= ManagedRuntime.make(engine)
+      const current = runtime
       // A build that failed (a store that could not be reached) is not kept: the next invocation builds again.
       await current.runtime().catch(async (error: unknown) => {
         if (runtime === current) runtime = undefined
