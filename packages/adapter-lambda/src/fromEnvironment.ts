@@ -13,7 +13,7 @@
  * but no `WEBDATA_WORK_QUEUE_URL`, jobs wait in the store for workers that poll it (`webdata-worker` processes).
  */
 import { type EngineServices, WorkQueue } from "@webdata/core"
-import { type EnvironmentHostOptions, engineFromEnvironment, StoreFromEnvironment } from "@webdata/server"
+import { type EnvironmentHostOptions, engineFromEnvironment, StoreFromEnvironment } from "@webdata/server/environment"
 import { Effect, Layer } from "effect"
 import { releaseOnShutdown } from "./http/shutdown.js"
 import { toLambdaHandler, toStreamingLambdaHandler } from "./http/toLambdaHandler.js"
