@@ -1,7 +1,8 @@
 /**
- * Sending messages to an SQS queue: `SendMessageBatch` over SQS's JSON protocol, signed with SigV4 by `aws4fetch`
- * (already the engine's S3 client). The AWS SDK would do the same in a bundle many times the size of this package, and
- * sending is all the workers need (Lambda's event source mapping receives and deletes).
+ * Sending messages to an SQS queue: `SendMessageBatch` (and `GetQueueAttributes` for the queue's depth) over SQS's
+ * JSON protocol, signed with SigV4 by `aws4fetch` (already the engine's S3 client). The AWS SDK would do the same in a
+ * bundle many times the size of this package, and sending is all the workers need (Lambda's event source mapping
+ * receives and deletes).
  */
 import { AwsClient } from "aws4fetch"
 import { Data, Effect } from "effect"
@@ -34,6 +35,11 @@ export interface SqsQueue {
   readonly queueUrl: string
   /** Sends the messages (in batches of 10, SQS's limit); fails when any is refused after one retry. */
   readonly send: (messages: ReadonlyArray<OutgoingMessage>) => Effect.Effect<void, SqsError>
+  /**
+   * Messages ready to be received (`ApproximateNumberOfMessages`: not in flight, not delayed). Approximate, as SQS
+   * says: for not sending wake-ups that enough waiting messages already give.
+   */
+  readonly waiting: Effect.Effect<number, SqsError>
 }
 
 /** SQS's longest delay. */
@@ -44,6 +50,10 @@ export const secondsUntil = (at: number): number =>
   Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil((at - Date.now()) / 1000)))
 
 const regionOf = (queueUrl: URL): string | undefined => /^sqs[.-]([a-z0-9-]+)\./.exec(queueUrl.hostname)?.[1]
+
+interface AttributesAnswer {
+  readonly Attributes?: Readonly<Record<string, string>>
+}
 
 interface BatchAnswer {
   readonly Failed?: ReadonlyArray<{ readonly Id: string; readonly Code?: string; readonly Message?: string }>
@@ -64,35 +74,43 @@ export const make = (options: SqsQueueOptions): SqsQueue => {
     retries: 2,
   })
 
-  /** One SendMessageBatch; answers the entries SQS did not take. */
-  const sendBatch = (entries: ReadonlyArray<{ readonly Id: string; readonly message: OutgoingMessage }>) =>
+  /** One action of SQS's JSON protocol on this queue; its answer's JSON. */
+  const call = (action: string, payload: Record<string, unknown>) =>
     Effect.tryPromise({
       try: async () => {
         const response = await client.fetch(`${url.origin}/`, {
           method: "POST",
-          headers: {
-            "content-type": "application/x-amz-json-1.0",
-            "x-amz-target": "AmazonSQS.SendMessageBatch",
-          },
-          body: JSON.stringify({
-            QueueUrl: options.queueUrl,
-            Entries: entries.map(({ Id, message }) => ({
-              Id,
-              MessageBody: message.body,
-              ...(message.delaySeconds !== undefined
-                ? { DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(message.delaySeconds))) }
-                : {}),
-            })),
-          }),
+          headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": `AmazonSQS.${action}` },
+          body: JSON.stringify({ QueueUrl: options.queueUrl, ...payload }),
         })
         const text = await response.text()
         if (!response.ok) throw new Error(`SQS answered ${response.status}: ${text.slice(0, 300)}`)
-        const failed = (JSON.parse(text) as BatchAnswer).Failed ?? []
-        return entries.filter((entry) => failed.some((failure) => failure.Id === entry.Id))
+        return JSON.parse(text) as unknown
       },
       catch: (cause) =>
-        new SqsError({ message: `Sending to ${options.queueUrl} failed: ${(cause as Error).message}`, cause }),
+        new SqsError({ message: `${action} on ${options.queueUrl} failed: ${(cause as Error).message}`, cause }),
     })
+
+  /** One SendMessageBatch; answers the entries SQS did not take. */
+  const sendBatch = (entries: ReadonlyArray<{ readonly Id: string; readonly message: OutgoingMessage }>) =>
+    call("SendMessageBatch", {
+      Entries: entries.map(({ Id, message }) => ({
+        Id,
+        MessageBody: message.body,
+        ...(message.delaySeconds !== undefined
+          ? { DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(message.delaySeconds))) }
+          : {}),
+      })),
+    }).pipe(
+      Effect.map((answer) => {
+        const failed = (answer as BatchAnswer).Failed ?? []
+        return entries.filter((entry) => failed.some((failure) => failure.Id === entry.Id))
+      }),
+    )
+
+  const waiting = call("GetQueueAttributes", { AttributeNames: ["ApproximateNumberOfMessages"] }).pipe(
+    Effect.map((answer) => Number((answer as AttributesAnswer).Attributes?.ApproximateNumberOfMessages ?? 0)),
+  )
 
   const send = (messages: ReadonlyArray<OutgoingMessage>) =>
     Effect.forEach(
@@ -114,7 +132,7 @@ export const make = (options: SqsQueueOptions): SqsQueue => {
       { discard: true },
     )
 
-  return { queueUrl: options.queueUrl, send }
+  return { queueUrl: options.queueUrl, send, waiting }
 }
 
 /**

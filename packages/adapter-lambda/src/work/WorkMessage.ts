@@ -3,7 +3,8 @@
  * whatever is due, so a lost or repeated message is harmless; what it says is for the logs.
  */
 
-import type { OutgoingMessage } from "./SqsQueue.js"
+import { Effect } from "effect"
+import type { OutgoingMessage, SqsError, SqsQueue } from "./SqsQueue.js"
 
 /** Why a worker was woken. */
 export type WakeReason =
@@ -50,3 +51,22 @@ export const wakes = (
     body: encode(reason, options.jobId),
     ...(options.delaySeconds !== undefined ? { delaySeconds: options.delaySeconds } : {}),
   }))
+
+/**
+ * Wakes `wanted` workers at once, less as many as messages already wait in the queue (invocations that end together
+ * would otherwise each queue the same successors); all of them when the queue's depth cannot be read. Answers how
+ * many were sent.
+ */
+export const wakeUpTo = (
+  queue: SqsQueue,
+  wanted: number,
+  reason: WakeReason,
+  jobId?: string,
+): Effect.Effect<number, SqsError> =>
+  queue.waiting.pipe(
+    Effect.orElseSucceed(() => 0),
+    Effect.map((waiting) => Math.max(0, wanted - waiting)),
+    Effect.flatMap((count) =>
+      count === 0 ? Effect.succeed(0) : Effect.as(queue.send(wakes(count, reason, { jobId })), count),
+    ),
+  )

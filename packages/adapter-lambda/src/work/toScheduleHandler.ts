@@ -46,14 +46,15 @@ export const toScheduleHandler = (
     const { due, nextDue } = yield* drain.sweep(Date.now() + remainingMs - marginMs)
     // Work due later than the next sweep is that sweep's.
     const later = Option.filter(nextDue, (at) => at - Date.now() < periodMs)
-    const wakes =
+    const woken =
       due > 0
-        ? WorkMessage.wakes(Math.min(drain.runsFor(due), maxWakes), "sweep")
+        ? yield* WorkMessage.wakeUpTo(options.queue, Math.min(drain.runsFor(due), maxWakes), "sweep")
         : Option.isSome(later)
-          ? WorkMessage.wakes(1, "sweep", { delaySeconds: secondsUntil(later.value) })
-          : []
-    if (wakes.length > 0) yield* options.queue.send(wakes)
-    const woken = wakes.length
+          ? yield* Effect.as(
+              options.queue.send(WorkMessage.wakes(1, "sweep", { delaySeconds: secondsUntil(later.value) })),
+              1,
+            )
+          : 0
     return { due, woken } satisfies SweepResult
   })
 

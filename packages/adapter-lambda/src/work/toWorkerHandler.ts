@@ -43,19 +43,15 @@ export const toWorkerHandler = (engine: Layer.Layer<EngineServices>, options: Wo
       deadline: Date.now() + remainingMs - marginMs,
       ...(options.waitMs !== undefined ? { waitMs: options.waitMs } : {}),
       onSaturated: (runs) =>
-        options.queue
-          .send(WorkMessage.wakes(Math.min(runs, maxFanOut), "more", { jobId }))
-          .pipe(Effect.catchAll((error) => Effect.logWarning(`No more workers woken: ${error.message}`))),
+        WorkMessage.wakeUpTo(options.queue, Math.min(runs, maxFanOut), "more", jobId).pipe(
+          Effect.catchAll((error) => Effect.logWarning(`No more workers woken: ${error.message}`)),
+        ),
     })
     const { due, nextDue } = report.pending
-    // The next invocation: as many as the due work keeps busy, or one when the next work is due.
-    const next =
-      due > 0
-        ? WorkMessage.wakes(Math.min(drain.runsFor(due), maxFanOut), "continue", { jobId })
-        : Option.isSome(nextDue)
-          ? WorkMessage.wakes(1, "continue", { jobId, delaySeconds: secondsUntil(nextDue.value) })
-          : []
-    if (next.length > 0) yield* options.queue.send(next)
+    // The next invocations: as many as the due work keeps busy, or one when the next work is due.
+    if (due > 0) yield* WorkMessage.wakeUpTo(options.queue, Math.min(drain.runsFor(due), maxFanOut), "continue", jobId)
+    else if (Option.isSome(nextDue))
+      yield* options.queue.send(WorkMessage.wakes(1, "continue", { jobId, delaySeconds: secondsUntil(nextDue.value) }))
     return report
   })
 

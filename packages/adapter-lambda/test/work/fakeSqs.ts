@@ -1,5 +1,6 @@
 /**
- * An SQS queue on 127.0.0.1 that speaks the JSON protocol's SendMessageBatch: it checks each request's SigV4
+ * An SQS queue on 127.0.0.1 that speaks the JSON protocol's SendMessageBatch and GetQueueAttributes (the depth: the
+ * messages sent, due and not received): it checks each request's SigV4
  * signature as SQS would, keeps the messages, and turns them into the SQS events Lambda's event source mapping sends.
  */
 import { randomUUID } from "node:crypto"
@@ -13,6 +14,7 @@ export interface SentMessage {
   readonly messageId: string
   readonly body: string
   readonly delaySeconds: number
+  readonly sentAt: number
 }
 
 export interface FakeSqs {
@@ -23,14 +25,27 @@ export interface FakeSqs {
   readonly unsigned: () => number
   /** Answers every request with a 500 while true. */
   failing: boolean
-  /** The messages sent since the last call, as one SQS event, and forgets them. */
+  /** The messages sent since the last call, delayed or not, as one SQS event; they count as received. */
   readonly takeEvent: () => { Records: Array<{ messageId: string; body: string }> }
+  /**
+   * Up to `max` messages whose delay has passed, not received before, as an event source mapping receives them;
+   * undefined when none is due.
+   */
+  readonly receive: (max: number) => { Records: Array<{ messageId: string; body: string }> } | undefined
   readonly close: () => Promise<void>
 }
 
 export const startFakeSqs = async (): Promise<FakeSqs> => {
   const sent: Array<SentMessage> = []
   let taken = 0
+  const received = new Set<string>()
+  /** Messages a consumer could receive now. */
+  const due = () => {
+    const now = Date.now()
+    return sent.filter(
+      (message) => !received.has(message.messageId) && message.sentAt + message.delaySeconds * 1000 <= now,
+    )
+  }
   let unsigned = 0
   const fake = {
     failing: false,
@@ -55,6 +70,8 @@ export const startFakeSqs = async (): Promise<FakeSqs> => {
           return answer(403, { __type: "com.amazon.coral.service#InvalidSignatureException", message: "bad signature" })
         }
         if (fake.failing) return answer(500, { __type: "InternalError", message: "failing on purpose" })
+        if (request.headers["x-amz-target"] === "AmazonSQS.GetQueueAttributes")
+          return answer(200, { Attributes: { ApproximateNumberOfMessages: String(due().length) } })
         if (request.headers["x-amz-target"] !== "AmazonSQS.SendMessageBatch")
           return answer(400, { __type: "InvalidAction", message: String(request.headers["x-amz-target"]) })
         const { Entries } = JSON.parse(body.toString()) as {
@@ -62,7 +79,7 @@ export const startFakeSqs = async (): Promise<FakeSqs> => {
         }
         const successful = Entries.map((entry) => {
           const messageId = randomUUID()
-          sent.push({ messageId, body: entry.MessageBody, delaySeconds: entry.DelaySeconds ?? 0 })
+          sent.push({ messageId, body: entry.MessageBody, delaySeconds: entry.DelaySeconds ?? 0, sentAt: Date.now() })
           return { Id: entry.Id, MessageId: messageId }
         })
         answer(200, { Successful: successful, Failed: [] })
@@ -75,8 +92,14 @@ export const startFakeSqs = async (): Promise<FakeSqs> => {
     unsigned: () => unsigned,
     takeEvent: () => {
       const records = sent.slice(taken).map(({ messageId, body }) => ({ messageId, body }))
+      for (const record of records) received.add(record.messageId)
       taken = sent.length
       return { Records: records }
+    },
+    receive: (max: number) => {
+      const batch = due().slice(0, max)
+      for (const message of batch) received.add(message.messageId)
+      return batch.length === 0 ? undefined : { Records: batch.map(({ messageId, body }) => ({ messageId, body })) }
     },
     close: listening.close,
   })

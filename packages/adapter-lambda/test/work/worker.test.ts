@@ -78,7 +78,11 @@ const api = () => {
   const handler = toLambdaHandler(apiEngine())
   disposers.push(handler.dispose)
   return async (path: string, method = "GET", body?: unknown) => {
-    const event = withPath(fixture<ApiGatewayV2Event>("http-api-v2-default-stage"), path, method)
+    const [route = path, query = ""] = path.split("?")
+    const event = {
+      ...withPath(fixture<ApiGatewayV2Event>("http-api-v2-default-stage"), route, method),
+      rawQueryString: query,
+    }
     const result = (await handler(body === undefined ? event : withJson(event, body))) as ApiGatewayV2Result
     return { status: result.statusCode, body: JSON.parse(result.body) }
   }
@@ -173,8 +177,10 @@ describe("the worker function", () => {
     expect(job._tag === "Some" && job.value.status).toBe("scraping")
     const left = 30 - (job._tag === "Some" ? job.value.completed : 0)
     expect(left).toBeGreaterThan(20)
-    // 26 due after the first four: 7 more runs of four, at most 10; then, at its end, as many as what is left needs.
-    expect(reasons(1)).toEqual([...Array(7).fill("more"), ...Array(Math.min(10, Math.ceil(left / 4))).fill("continue")])
+    // 26 due after the first four: 7 more runs of four (at most 10). At its end, as many as what is left needs, less the
+    // seven messages already waiting.
+    const wanted = Math.min(10, Math.ceil(left / 4))
+    expect(reasons(1)).toEqual([...Array(7).fill("more"), ...Array(Math.max(0, wanted - 7)).fill("continue")])
     expect(sqs.sent.every((message) => message.delaySeconds === 0)).toBe(true)
     // The leases were given back: the next invocation takes them at once and ends the batch.
     await tunedWorker({ maxFanOut: 0 })(sqs.takeEvent(), contextWith(60_000))
@@ -203,6 +209,57 @@ describe("the worker function", () => {
     delete process.env.WEBDATA_WORK_QUEUE_URL
     await expect(worker()(sqsBatch(), contextWith(10_000))).rejects.toThrow(/needs WEBDATA_WORK_QUEUE_URL/)
   })
+})
+
+describe("many short invocations, as Lambda runs them", () => {
+  it("carry a crawl to its end, each page recorded once, with a bounded number of messages", async () => {
+    const wide: Record<string, { links?: Array<string>; delayMs?: number }> = {
+      "/": { links: Array.from({ length: 120 }, (_, i) => `/w/${i}`) },
+    }
+    for (let i = 0; i < 120; i++) wide[`/w/${i}`] = { delayMs: 50 }
+    const wideSite = await startCrawlSite({ pages: wide })
+    disposers.push(wideSite.close)
+    process.env.WEBDATA_WORKER_CONCURRENCY = "4"
+    const call = api()
+    const { body } = await call("/v2/crawl", "POST", { url: wideSite.url, sitemap: "skip", limit: 500 })
+    // Three containers, each invoked with 1.5 s to run: a crawl of 121 pages takes several invocations of each.
+    const containers = Array.from({ length: 3 }, () => ({ handler: tunedWorker({ marginMs: 300 }), busy: false }))
+    let invocations = 0
+    let failures = 0
+    const ends = Date.now() + 60_000
+    let status = await call(`/v2/crawl/${body.id}`)
+    while (status.body.status === "scraping" && Date.now() < ends) {
+      for (const container of containers) {
+        if (container.busy) continue
+        const event = sqs.receive(10)
+        if (event === undefined) break
+        container.busy = true
+        invocations++
+        void container.handler(event, contextWith(1500)).then((answer) => {
+          failures += answer.batchItemFailures.length
+          container.busy = false
+        })
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      status = await call(`/v2/crawl/${body.id}`)
+    }
+    while (containers.some((container) => container.busy)) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(status.body).toMatchObject({ status: "completed", completed: 121, total: 121 })
+    const pages: Array<string> = []
+    for (let next: string | undefined = `/v2/crawl/${body.id}`; next !== undefined; ) {
+      const page = await call(next)
+      pages.push(...page.body.data.map((document: { metadata: { sourceURL: string } }) => document.metadata.sourceURL))
+      next =
+        page.body.next === undefined ? undefined : new URL(page.body.next).pathname + new URL(page.body.next).search
+    }
+    expect(new Set(pages).size).toBe(121)
+    expect(pages).toHaveLength(121)
+    expect(failures).toBe(0)
+    expect(invocations).toBeGreaterThan(3)
+    // Each invocation queues at most 10 successors and wakes at most 10 more: no storm.
+    expect(sqs.sent.length).toBeLessThanOrEqual(1 + invocations * 20)
+    expect(sqs.sent.length).toBeLessThan(200)
+  }, 90_000)
 })
 
 describe("the API function", () => {
