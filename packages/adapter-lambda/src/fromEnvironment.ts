@@ -7,7 +7,7 @@
  * - `workHandler`: the workers, triggered by the SQS queue `WEBDATA_WORK_QUEUE_URL`.
  * - `scheduleHandler`: the sweep, triggered by an EventBridge rule every minute.
  *
- * Unlike the server, `WEBDATA_STORE` unset means `memory:` (a function's file system is read-only but for `/tmp`, and
+ * Unlike the server, `WEBDATA_STORE` unset means `memory:` (a function's file system is read-only but for its temporary folder, and
  * a file there is one container's). The memory store serves scrape, map, search and parse; jobs need a store the
  * functions share (`postgres://…`, `redis://…`) and answer 400 `JOBS_NOT_CONFIGURED` without one. With a shared store
  * but no `WEBDATA_WORK_QUEUE_URL`, jobs wait in the store for workers that poll it (`webdata-worker` processes).
@@ -17,11 +17,11 @@ import { type EnvironmentHostOptions, engineFromEnvironment, StoreFromEnvironmen
 import { Effect, Layer } from "effect"
 import { releaseOnShutdown } from "./http/shutdown.js"
 import { toLambdaHandler, toStreamingLambdaHandler } from "./http/toLambdaHandler.js"
-import type { LambdaContext, ScheduledEvent, SqsBatchResponse, SqsEvent } from "./work/events.js"
-import * as SqsQueue from "./work/SqsQueue.js"
-import * as SqsWorkQueue from "./work/SqsWorkQueue.js"
-import { type ScheduleHandler, type SweepResult, toScheduleHandler } from "./work/toScheduleHandler.js"
-import { toWorkerHandler, type WorkerHandler } from "./work/toWorkerHandler.js"
+import type { LambdaContext, ScheduledEvent, SqsBatchResponse, SqsEvent } from "./workers/events.js"
+import * as SqsQueue from "./workers/SqsQueue.js"
+import * as SqsWorkQueue from "./workers/SqsWorkQueue.js"
+import { type ScheduleHandler, type SweepResult, toScheduleHandler } from "./workers/toScheduleHandler.js"
+import { toWorkerHandler, type WorkerHandler } from "./workers/toWorkerHandler.js"
 
 /** What `WEBDATA_STORE` unset means on Lambda. */
 export const LAMBDA_DEFAULT_STORE = "memory:"

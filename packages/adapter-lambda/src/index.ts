@@ -17,14 +17,14 @@ export {
   workHandler,
 } from "./fromEnvironment.js"
 export * from "./http/index.js"
-export type { LambdaContext, ScheduledEvent, SqsBatchResponse, SqsEvent } from "./work/events.js"
-export * as SqsQueue from "./work/SqsQueue.js"
-export * as SqsWorkQueue from "./work/SqsWorkQueue.js"
+export type { LambdaContext, ScheduledEvent, SqsBatchResponse, SqsEvent } from "./workers/events.js"
+export * as SqsQueue from "./workers/SqsQueue.js"
+export * as SqsWorkQueue from "./workers/SqsWorkQueue.js"
 export {
   type ScheduleHandler,
   type ScheduleHandlerOptions,
   type SweepResult,
   toScheduleHandler,
-} from "./work/toScheduleHandler.js"
-export { toWorkerHandler, type WorkerHandler, type WorkerHandlerOptions } from "./work/toWorkerHandler.js"
-export * as WorkMessage from "./work/WorkMessage.js"
+} from "./workers/toScheduleHandler.js"
+export { toWorkerHandler, type WorkerHandler, type WorkerHandlerOptions } from "./workers/toWorkerHandler.js"
+export * as WorkMessage from "./workers/WorkMessage.js"

@@ -2,7 +2,7 @@
 import { Drain, Engine } from "@webdata/core"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
-import * as EngineRuntime from "../../src/work/EngineRuntime.js"
+import * as EngineRuntime from "../../src/workers/EngineRuntime.js"
 
 describe("EngineRuntime", () => {
   it("builds at the first run, reuses the engine after, and builds again after a failed build", async () => {
