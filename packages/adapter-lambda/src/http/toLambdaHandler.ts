@@ -2,8 +2,9 @@
  * Lambda handlers over an engine layer. The API's handler is built at the first invocation and kept by the returned
  * function, so every warm invocation of the container reuses the same engine (store, cache, worker).
  */
-import { type EngineServices, makeWebHandler, ServerConfig, type WebHandler } from "@webdata/core"
+import { type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
+import { keep } from "../Kept.js"
 import { fromWebHandler, type HttpHandlerOptions, type LambdaHttpHandler } from "./fromWebHandler.js"
 import { fromWebHandlerStreaming, type LambdaStreamingHandler } from "./streaming.js"
 
@@ -17,29 +18,13 @@ export interface Releasable {
   readonly dispose: () => Promise<void>
 }
 
-/**
- * The API's handler, built on first use; after `dispose`, or a build that failed (a store that could not be reached),
- * the next use builds a new one, so that a container recovers once the cause is gone.
- */
+/** The API's handler, kept by the container (see `Kept.ts`). */
 const lazyWebHandler = (engine: Layer.Layer<EngineServices>, options: LambdaHandlerOptions) => {
-  let built: WebHandler | undefined
-  return {
-    handler: async (request: Request): Promise<Response> => {
-      built ??= makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig))
-      const web = built
-      await web.ready().catch(async (error: unknown) => {
-        if (built === web) built = undefined
-        await web.dispose()
-        throw error
-      })
-      return web.handler(request)
-    },
-    dispose: async (): Promise<void> => {
-      const web = built
-      built = undefined
-      await web?.dispose()
-    },
-  }
+  const kept = keep(
+    () => makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig)),
+    (web) => web.ready(),
+  )
+  return { handler: async (request: Request) => (await kept.get()).handler(request), dispose: kept.dispose }
 }
 
 export const toLambdaHandler = (

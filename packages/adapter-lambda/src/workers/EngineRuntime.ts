@@ -1,9 +1,10 @@
 /**
- * An engine kept by a worker function's container: built at the first invocation, reused by the warm ones (built
- * again after a build that failed), released on shutdown (`dispose`).
+ * An engine kept by a worker function's container (see `Kept.ts`): built at the first invocation, reused by the warm
+ * ones, built again after a build that failed, released on shutdown (`dispose`).
  */
 import type { EngineServices } from "@webdata/core"
 import { type Effect, type Layer, ManagedRuntime } from "effect"
+import { keep } from "../Kept.js"
 
 export interface EngineRuntime {
   readonly run: <A, E>(effect: Effect.Effect<A, E, EngineServices>) => Promise<A>
@@ -11,23 +12,9 @@ export interface EngineRuntime {
 }
 
 export const make = (engine: Layer.Layer<EngineServices>): EngineRuntime => {
-  let runtime: ManagedRuntime.ManagedRuntime<EngineServices, never> | undefined
-  return {
-    run: async (effect) => {
-      runtime ??= ManagedRuntime.make(engine)
-      const current = runtime
-      // A build that failed (a store that could not be reached) is not kept: the next invocation builds again.
-      await current.runtime().catch(async (error: unknown) => {
-        if (runtime === current) runtime = undefined
-        await current.dispose()
-        throw error
-      })
-      return current.runPromise(effect)
-    },
-    dispose: async () => {
-      const built = runtime
-      runtime = undefined
-      await built?.dispose()
-    },
-  }
+  const kept = keep(
+    () => ManagedRuntime.make(engine),
+    (runtime) => runtime.runtime(),
+  )
+  return { run: async (effect) => (await kept.get()).runPromise(effect), dispose: kept.dispose }
 }

@@ -15,12 +15,7 @@ export const layer = (queue: SqsQueue): Layer.Layer<WorkQueue.WorkQueue> =>
       admit: Effect.void,
       notify: (notice) =>
         queue
-          .send([
-            {
-              body: WorkMessage.encode("job", notice.jobId),
-              ...(notice.notBefore !== undefined ? { delaySeconds: (notice.notBefore - Date.now()) / 1000 } : {}),
-            },
-          ])
+          .send(WorkMessage.wakes(1, "job", { jobId: notice.jobId }))
           .pipe(
             Effect.catchAll((error) =>
               Effect.logWarning(`Job ${notice.jobId} waits for the schedule's sweep: ${error.message}`),

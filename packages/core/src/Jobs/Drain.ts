@@ -4,14 +4,14 @@
  * could not finish, sends the webhook deliveries that became due, and reports what is still waiting, so that the host
  * can schedule the next run. The long-running worker (`Worker.ts`) is the other way to run the same tasks.
  */
-import { Context, Duration, Effect, Layer, Queue, Stream } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import { JobStore, type PendingWork, type StoreError } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
 import { Webhooks } from "./Webhooks.js"
 import { purge, type WorkerOptions } from "./Worker.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
-import { WorkSignal } from "./WorkSignal.js"
+import type { WorkSignal } from "./WorkSignal.js"
 
 export interface DrainOptions {
   /** Epoch ms by which the run has ended: what is still running then is stopped and its leases given back. */
@@ -64,9 +64,8 @@ export type DrainSettings = Required<
 export const make = (settings: DrainSettings) =>
   Effect.gen(function* () {
     const store = yield* JobStore
-    const signal = yield* WorkSignal
     const webhooks = yield* Webhooks
-    const context = yield* Effect.context<JobStore | TaskRunner>()
+    const context = yield* Effect.context<JobStore | TaskRunner | WorkSignal>()
     const runsFor = (due: number) => Math.ceil(due / settings.concurrency)
 
     const run = Effect.fn("Drain.run")(function* (options: DrainOptions) {
@@ -78,23 +77,19 @@ export const make = (settings: DrainSettings) =>
         holder: WorkerIdentity.newHolder(),
         concurrency: settings.concurrency,
         leaseMs: settings.leaseMs,
+        pollMs: settings.pollMs,
       })
-      // Cancels: from this process, from the store's news, and (where the store has none) by polling.
-      const events = yield* signal.subscribe
-      yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), slots.onEvent)))
-      yield* Effect.forkScoped(Stream.runForEach(store.news, slots.onEvent))
-      yield* Effect.forkScoped(
-        Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(settings.pollMs * 2)), slots.interruptEnded)),
-      )
 
-      let saturated = options.onSaturated === undefined
+      // Called once at most.
+      let onSaturated = options.onSaturated
       // Starts what is due while there is time to finish it; waits for work about to become due.
       while (Date.now() < lastStart) {
         if (yield* slots.fill) {
-          if (!saturated && options.onSaturated !== undefined) {
-            saturated = true
+          if (onSaturated !== undefined) {
+            const call = onSaturated
+            onSaturated = undefined
             const { due } = yield* store.pendingWork(Date.now())
-            if (due > 0) yield* options.onSaturated(runsFor(due))
+            if (due > 0) yield* call(runsFor(due))
           }
           continue
         }

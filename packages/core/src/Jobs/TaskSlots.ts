@@ -2,11 +2,14 @@
  * The tasks one worker runs at once: leases due tasks into its free slots, keeps each lease fresh while its task runs
  * and interrupts a task whose lease is lost (the store gave it to another worker after a stall). The long-running
  * worker (`Worker.ts`) and the bounded runs of hosts that start workers on demand (`Drain.ts`) share it.
+ *
+ * For as long as its scope lasts it follows the news: a job cancelled in this process (`WorkSignal`) or in another
+ * (the store's `news`, else a poll of the running tasks' jobs) has its tasks stopped; new work ends a `wait`.
  */
-import { Duration, Effect, Either, FiberMap, Option, Queue, Ref, type Scope } from "effect"
+import { Duration, Effect, Either, FiberMap, Option, Queue, Ref, Schedule, type Scope, Stream } from "effect"
 import { JobStore, type StoreError, type Task } from "./JobStore.js"
 import { TaskRunner } from "./TaskRunner.js"
-import type { WorkEvent } from "./WorkSignal.js"
+import { type WorkEvent, WorkSignal } from "./WorkSignal.js"
 
 export interface TaskSlotsOptions {
   /** The lease holder's name (`WorkerIdentity.newHolder()`). */
@@ -14,6 +17,8 @@ export interface TaskSlotsOptions {
   readonly concurrency: number
   /** Lease length; renewed every third of it while the task runs. */
   readonly leaseMs: number
+  /** Running tasks' jobs are polled every other `pollMs` for an end decided elsewhere (stores without news). */
+  readonly pollMs: number
 }
 
 export interface TaskSlots {
@@ -25,12 +30,6 @@ export interface TaskSlots {
   readonly wait: (timeout: Duration.Duration) => Effect.Effect<void>
   /** Ends a `wait` (new work, a lease came back). */
   readonly wake: Effect.Effect<void>
-  /** Stops the running tasks of a job (cancelled or failed elsewhere). */
-  readonly interruptJob: (jobId: string) => Effect.Effect<void>
-  /** Stops the running tasks of jobs that were cancelled or failed by another process (a poll of their jobs). */
-  readonly interruptEnded: Effect.Effect<void>
-  /** What a worker does on news: a cancelled job's tasks stop, new work ends a `wait`. */
-  readonly onEvent: (event: WorkEvent) => Effect.Effect<void>
   /** Tasks started so far. */
   readonly started: Effect.Effect<number>
   /**
@@ -40,10 +39,13 @@ export interface TaskSlots {
   readonly release: Effect.Effect<number>
 }
 
-export const make = (options: TaskSlotsOptions): Effect.Effect<TaskSlots, never, JobStore | TaskRunner | Scope.Scope> =>
+export const make = (
+  options: TaskSlotsOptions,
+): Effect.Effect<TaskSlots, never, JobStore | TaskRunner | WorkSignal | Scope.Scope> =>
   Effect.gen(function* () {
     const store = yield* JobStore
     const runner = yield* TaskRunner
+    const signal = yield* WorkSignal
     const fibers = yield* FiberMap.make<string>()
     /** The current lease of each running task, by task id. */
     const leases = new Map<string, Ref.Ref<Task>>()
@@ -134,14 +136,17 @@ export const make = (options: TaskSlotsOptions): Effect.Effect<TaskSlots, never,
       return given.filter(Boolean).length
     })
 
+    const onEvent = (event: WorkEvent) => (event._tag === "JobCancelled" ? interruptJob(event.jobId) : wake)
+    const events = yield* signal.subscribe
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), onEvent)))
+    yield* Effect.forkScoped(Stream.runForEach(store.news, onEvent))
+    yield* Effect.forkScoped(Effect.repeat(interruptEnded, Schedule.spaced(Duration.millis(options.pollMs * 2))))
+
     return {
       fill,
       running: Effect.sync(() => leases.size),
       wait: (timeout) => Queue.take(changed).pipe(Effect.timeout(timeout), Effect.ignore),
       wake,
-      interruptJob,
-      interruptEnded,
-      onEvent: (event) => (event._tag === "JobCancelled" ? interruptJob(event.jobId) : wake),
       started: Effect.sync(() => started),
       release,
     } satisfies TaskSlots

@@ -16,8 +16,6 @@ export interface WorkNotice {
   /** The job that has work; a worker runs any due work, so it only names what the notice is about. */
   readonly jobId: string
   readonly kind: JobKind
-  /** When the work becomes due, when later than now (a politeness delay, a retry's backoff). */
-  readonly notBefore?: number
 }
 
 export class WorkQueue extends Context.Tag("@webdata/core/WorkQueue")<

@@ -11,12 +11,12 @@
  * its own machine that are gone (a restarted server resumes its crawls within seconds); leases of other machines'
  * workers come back when they expire.
  */
-import { Config, Duration, Effect, Layer, Queue, Schedule, Stream } from "effect"
+import { Config, Duration, Effect, Layer, Schedule } from "effect"
 import { JobStore } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
-import { WorkSignal } from "./WorkSignal.js"
+import type { WorkSignal } from "./WorkSignal.js"
 
 export interface WorkerOptions {
   /** Tasks run at once by this worker. Default 16. */
@@ -49,9 +49,13 @@ export const run = (options: WorkerOptions = {}) =>
   Effect.gen(function* () {
     const settings = { ...defaults, ...options }
     const store = yield* JobStore
-    const signal = yield* WorkSignal
     const holder = WorkerIdentity.newHolder()
-    const slots = yield* TaskSlots.make({ holder, concurrency: settings.concurrency, leaseMs: settings.leaseMs })
+    const slots = yield* TaskSlots.make({
+      holder,
+      concurrency: settings.concurrency,
+      leaseMs: settings.leaseMs,
+      pollMs: settings.pollMs,
+    })
 
     const fill = slots.fill.pipe(
       Effect.catchAll((error) => Effect.as(Effect.logWarning("Leasing tasks failed; retrying", error), false)),
@@ -64,11 +68,6 @@ export const run = (options: WorkerOptions = {}) =>
       }
     })
 
-    const listen = Effect.gen(function* () {
-      const events = yield* signal.subscribe
-      while (true) yield* slots.onEvent(yield* Queue.take(events))
-    }).pipe(Effect.scoped)
-
     /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
     const reclaim = Effect.gen(function* () {
       const gone = (yield* store.leaseHolders(WorkerIdentity.hostPrefix())).filter(WorkerIdentity.isGone)
@@ -78,9 +77,6 @@ export const run = (options: WorkerOptions = {}) =>
       yield* slots.wake
     }).pipe(Effect.catchAll((error) => Effect.logWarning("Taking back the leases of stopped workers failed", error)))
 
-    yield* Effect.forkScoped(listen)
-    yield* Effect.forkScoped(Stream.runForEach(store.news, slots.onEvent))
-    yield* Effect.forkScoped(Effect.repeat(slots.interruptEnded, Schedule.spaced(Duration.millis(settings.pollMs * 2))))
     yield* Effect.forkScoped(
       Effect.repeat(Effect.zipRight(reclaim, purge(settings)), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
     )
@@ -136,8 +132,3 @@ export const optionsConfig = Effect.gen(function* () {
     searchIndexTtlMs: hours(indexTtlHours),
   } satisfies Required<WorkerOptions>
 })
-
-/** The worker configured from the environment (`optionsConfig`). */
-export const layerConfig: Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> = Layer.unwrapEffect(
-  Effect.map(optionsConfig, layer).pipe(Effect.orDie),
-)
