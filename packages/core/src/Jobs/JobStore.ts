@@ -45,6 +45,12 @@ export type TaskStatus = "pending" | "leased" | "done" | "failed" | "cancelled"
 
 /** What the caller decides when creating a job. */
 export interface NewJob {
+  /**
+   * The job's id, when the caller must know it before the job exists (a monitor's check claims it first, so that a
+   * claim interrupted by a crash is completed under the same id). Default: a fresh `newId()`. Creating a job whose id
+   * exists fails with `InvalidData`.
+   */
+  readonly id?: string
   readonly kind: JobKind
   /** The API key (or any owner identity) that created the job; `null` for the embedded library. */
   readonly owner: string | null
@@ -221,6 +227,8 @@ export interface PurgeCounts {
   readonly indexed: number
   /** Webhook deliveries of the deleted jobs that were still waiting. */
   readonly deliveries: number
+  /** Records with `expiresAt <= now`. */
+  readonly records: number
 }
 
 /** A webhook event to send, as the job's code queues it. */
@@ -249,6 +257,67 @@ export interface PendingWork {
   readonly due: number
   /** The earliest `notBefore` after `now` of a pending task of a `scraping` job (a politeness delay, a backoff). */
   readonly nextDue: Option.Option<number>
+}
+
+/**
+ * A record: a small JSON document the engine keeps besides jobs (a monitor, one of its checks, a page's snapshot for
+ * change tracking). Records of one `kind` are found by id, listed by owner, parent and label, and found when they
+ * fall `due`; every write is a compare-and-set on `version`, so that concurrent writers (two workers claiming the
+ * same due monitor) never both win.
+ */
+export interface StoredRecord {
+  /** The family of the record (`monitor`, `monitor-check`, `snapshot`, ...); ids are unique within a kind. */
+  readonly kind: string
+  readonly id: string
+  /** Who the record belongs to (`null`: the embedded library, a server without keys). */
+  readonly owner: string | null
+  /** The record this one belongs to (a check's monitor): listed and deleted with it. */
+  readonly parent?: string
+  /** A short value that lists filter on (a check's status). */
+  readonly label?: string
+  /** From this instant on, `dueRecords` returns the record (a monitor's next run). Absent: never. */
+  readonly dueAt?: number
+  /** The content (JSON). */
+  readonly value: unknown
+  /** 1 for the first write, then one more per write. */
+  readonly version: number
+  /** The time of the first write (kept by later writes). */
+  readonly createdAt: number
+  /** The time of the last write. */
+  readonly updatedAt: number
+  /** At this instant `purgeExpired` deletes the record. Absent: kept until deleted. */
+  readonly expiresAt?: number
+}
+
+/** A record as written: every field but `version` and `createdAt`, which the store keeps. */
+export interface RecordWrite {
+  readonly kind: string
+  readonly id: string
+  readonly owner: string | null
+  readonly parent?: string
+  readonly label?: string
+  readonly dueAt?: number
+  readonly value: unknown
+  /** The time of the write: `updatedAt`, and `createdAt` when the record is new. */
+  readonly now: number
+  readonly expiresAt?: number
+  /**
+   * The compare-and-set: the `version` the writer read (`0`: the record must not exist). The write happens only when
+   * the stored version is this one. Absent: the write happens whatever is stored.
+   */
+  readonly expectedVersion?: number
+}
+
+/** Which records `listRecords` answers: those of `kind` that match every other given field. */
+export interface RecordQuery {
+  readonly kind: string
+  /** Only this owner's records; undefined: every owner's. */
+  readonly owner?: string | null
+  readonly parent?: string
+  readonly label?: string
+  /** Records skipped (newest first), for paging. */
+  readonly offset: number
+  readonly limit: number
 }
 
 /** A politeness gate: a name (`host example.com`, `job <id>`) and how long passing it keeps it closed. */
@@ -424,6 +493,22 @@ export interface JobStoreShape {
   readonly retryDelivery: (delivery: Delivery, notBefore: number) => Effect.Effect<boolean, StoreError>
 
   /**
+   * Writes a record (see `StoredRecord`): the new record, or none when `expectedVersion` did not match (nothing
+   * written). A write replaces every field; `createdAt` stays that of the first write.
+   */
+  readonly putRecord: (write: RecordWrite) => Effect.Effect<Option.Option<StoredRecord>, StoreError>
+  readonly getRecord: (kind: string, id: string) => Effect.Effect<Option.Option<StoredRecord>, StoreError>
+  /** The records that match `query`, newest first (`createdAt`, then `id`, both descending). */
+  readonly listRecords: (query: RecordQuery) => Effect.Effect<ReadonlyArray<StoredRecord>, StoreError>
+  /** Up to `limit` records of `kind` with `dueAt <= now`, earliest `dueAt` first. */
+  readonly dueRecords: (kind: string, now: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord>, StoreError>
+  /**
+   * Deletes the record `kind`/`id` (whatever its version) and every record, of any kind, whose `parent` is `id`.
+   * Returns how many records were deleted.
+   */
+  readonly deleteRecord: (kind: string, id: string) => Effect.Effect<number, StoreError>
+
+  /**
    * Passes the politeness `gates` together, atomically across every process: when all are open at `now`, each gate
    * with `spacingMs > 0` closes until `now + spacingMs` and the answer is none; when any is closed, none is taken and
    * the answer is the instant the last of the closed ones opens.
@@ -441,8 +526,9 @@ export interface JobStoreShape {
 
   /**
    * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors, robots-blocked URLs and
-   * waiting webhook deliveries (whatever their status), the gates open at `now`, the scrapes with `expiresAt <= now`, the cache entries older than `cacheBefore`, and
-   * the search index entries scraped before `indexBefore`.
+   * waiting webhook deliveries (whatever their status), the gates open at `now`, the scrapes and records with
+   * `expiresAt <= now`, the cache entries older than `cacheBefore`, and the search index entries scraped before
+   * `indexBefore`.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeCounts, StoreError>
 }

@@ -19,6 +19,7 @@ import {
   type JobStoreShape,
   type NewTask,
   newId,
+  StoreError,
   type StoredDocument,
   type Task,
   type TaskError,
@@ -28,6 +29,7 @@ import { encodeJson, encodeOptionalJson } from "./Json.js"
 import { MemoryGates } from "./MemoryGates.js"
 import { MemoryOutbox } from "./MemoryOutbox.js"
 import { MemoryPageIndex } from "./MemoryPageIndex.js"
+import { MemoryRecords } from "./MemoryRecords.js"
 
 export interface MemoryJobStoreOptions {
   /** Bound of the cached page bodies in bytes (UTF-16 length × 2); least recently used go first. Default 256 MiB. */
@@ -133,6 +135,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   const pageIndex = new MemoryPageIndex(options.indexMaxBytes ?? 64 * 1024 * 1024)
   const outbox = new MemoryOutbox(options.outboxCapacity ?? 10_000)
   const gates = new MemoryGates()
+  const records = new MemoryRecords()
 
   const lock = Effect.unsafeMakeSemaphore(1)
   const atomic = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -230,13 +233,15 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         const options = JSON.parse(yield* encodeJson(input.options)) as unknown
         const webhook = yield* encodeOptionalJson(input.webhook)
         return yield* atomic(
-          Effect.sync(() => {
+          Effect.suspend(() => {
+            if (input.id !== undefined && jobs.has(input.id))
+              return Effect.fail(new StoreError({ reason: "InvalidData", message: `Job ${input.id} already exists` }))
             const jobRow: JobRow = {
               job: {
                 ...input,
                 options,
                 ...(webhook !== undefined ? { webhook: JSON.parse(webhook) as unknown } : {}),
-                id: newId(),
+                id: input.id ?? newId(),
                 status: "scraping",
                 total: 0,
                 completed: 0,
@@ -260,7 +265,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
                 ? { ...jobRow.job, status: "completed", completedAt: input.createdAt }
                 : { ...jobRow.job, total: admitted }
             if (admitted > 0) active.add(jobRow)
-            return jobRow.job
+            return Effect.succeed(jobRow.job)
           }),
         )
       }),
@@ -532,12 +537,29 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     passGates: (list, now) => atomic(Effect.sync(() => Option.fromNullable(gates.pass(list, now)))),
     holdGate: (key, until) => atomic(Effect.sync(() => gates.hold(key, until))),
 
+    putRecord: (write) =>
+      Effect.flatMap(encodeJson(write.value), (json) => atomic(Effect.sync(() => records.put(write, json)))),
+    getRecord: (kind, id) => Effect.sync(() => records.get(kind, id)),
+    listRecords: (query) => Effect.sync(() => records.list(query)),
+    dueRecords: (kind, now, limit) => Effect.sync(() => records.due(kind, now, limit)),
+    deleteRecord: (kind, id) => atomic(Effect.sync(() => records.delete(kind, id))),
+
     news: Stream.never,
 
     purgeExpired: (now, purge = {}) =>
       atomic(
         Effect.sync(() => {
-          const counts = { jobs: 0, tasks: 0, documents: 0, errors: 0, scrapes: 0, cache: 0, indexed: 0, deliveries: 0 }
+          const counts = {
+            jobs: 0,
+            tasks: 0,
+            documents: 0,
+            errors: 0,
+            scrapes: 0,
+            cache: 0,
+            indexed: 0,
+            deliveries: 0,
+            records: records.purge(now),
+          }
           for (const [id, jobRow] of jobs) {
             if (jobRow.job.expiresAt > now) continue
             for (const row of jobRow.tasks) tasks.delete(row.id)
