@@ -42,6 +42,10 @@ import * as LlmConfig from "./Llm/LlmConfig.js"
 import * as LlmUsage from "./Llm/LlmUsage.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
+import * as CheckSteps from "./Monitor/CheckSteps.js"
+import * as MonitorChecks from "./Monitor/Checks.js"
+import type { Mailer } from "./Monitor/Mailer.js"
+import * as MonitorModule from "./Monitor.js"
 import * as Proxies from "./Net/Proxies.js"
 import * as UrlGuard from "./Net/UrlGuard.js"
 import type { FileParser } from "./Parse/FileParser.js"
@@ -138,6 +142,8 @@ export interface EngineOptions {
   readonly searchIndex?: LocalIndex.LocalIndexOptions
   /** Interact sessions (they need `browser`): how many at once, and whether callers' code may run in them. */
   readonly interact?: Partial<InteractSessions.InteractConfigShape>
+  /** Sends monitors' emails (`@webdata/server`'s SMTP mailer, `WEBDATA_SMTP_URL`); without one they are not sent. */
+  readonly mailer?: Layer.Layer<Mailer>
 }
 
 /** Everything the HTTP API and the facade need from the engine. */
@@ -148,6 +154,7 @@ export type EngineServices =
   | BatchScrape
   | Extract
   | Agent
+  | MonitorModule.Monitor
   | LlmUsage.LlmUsage
   | JobControl.JobControl
   | Drain.Drain
@@ -168,7 +175,9 @@ interface Parts {
   readonly cacheOff: boolean
   readonly cacheScope: Layer.Layer<CacheScope.CacheScope>
   readonly builder: Layer.Layer<DocumentBuilder.DocumentBuilder>
-  readonly worker: Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal> | undefined
+  readonly worker:
+    | Layer.Layer<never, never, JobStore | TaskRunner.TaskRunner | WorkSignal.WorkSignal | MonitorChecks.MonitorChecks>
+    | undefined
   readonly workQueue: Layer.Layer<WorkQueue.WorkQueue, never, WorkSignal.WorkSignal>
   /** Concurrency and lease length, for the worker and for bounded runs (`Drain`). */
   readonly workerOptions: Worker.WorkerOptions
@@ -181,6 +190,7 @@ interface Parts {
   readonly llm: Layer.Layer<Llm> | undefined
   readonly search: Layer.Layer<SearchProvider, never, LocalIndex.LocalIndex>
   readonly localIndex: Layer.Layer<LocalIndex.LocalIndex, never, JobStore>
+  readonly mailer: Layer.Layer<Mailer> | undefined
 }
 
 const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
@@ -207,11 +217,12 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     Layer.provide(parts.cacheScope),
     Layer.provideMerge(net),
   )
+  const checks = MonitorChecks.layer.pipe(Layer.provide(parts.mailer ?? Layer.empty), Layer.provideMerge(scrape))
   const runner = TaskRunner.layer.pipe(
-    Layer.provide(Layer.merge(RobotsCache.layer, AgentSteps.layer)),
-    Layer.provideMerge(scrape),
+    Layer.provide(Layer.mergeAll(RobotsCache.layer, AgentSteps.layer, CheckSteps.layer)),
+    Layer.provideMerge(checks),
   )
-  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer, SearchModule.layer).pipe(
+  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer, SearchModule.layer, MonitorModule.layer).pipe(
     Layer.provideMerge(JobControl.layer),
   )
   const services = Layer.mergeAll(
@@ -290,6 +301,7 @@ const layerWith = (
     }),
     heap: HeapGrowth.layer(options.heapGrowthPercent ?? 0),
     interact: InteractSessions.configLayer(options.interact),
+    mailer: options.mailer,
     proxies: settings.proxies,
     llm: settings.llm,
     search: Layer.isLayer(options.search)
@@ -314,6 +326,8 @@ export interface HostOptions {
   readonly workQueue?: Layer.Layer<WorkQueue.WorkQueue>
   /** Job settings over the environment's (a bounded status page for a host whose answers are bounded). */
   readonly jobs?: Partial<JobsConfig.JobsConfigShape>
+  /** Sends monitors' emails (the server's SMTP mailer when `WEBDATA_SMTP_URL` is set). */
+  readonly mailer?: Layer.Layer<Mailer>
 }
 
 /**
@@ -350,6 +364,7 @@ export const layerConfig = (
         webhooks: Layer.orDie(Webhooks.layerConfig(host.deliverWebhooks ?? worker)),
         heap: HeapGrowth.layerConfig,
         interact: InteractSessions.configLayerConfig,
+        mailer: host.mailer,
         proxies: Layer.orDie(Proxies.layerConfig),
         artifacts: Option.getOrUndefined(artifacts),
         llm: Option.getOrUndefined(llm),

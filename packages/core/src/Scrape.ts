@@ -9,6 +9,7 @@ import { LRUCache } from "lru-cache"
 import { v7 as uuidv7 } from "uuid"
 import { ArtifactStore, fromDataUrl } from "./Artifacts/ArtifactStore.js"
 import { CacheScope, partitionOf } from "./Cache/CacheScope.js"
+import { buildOptions, type TrackingContext, trackingOf, withChangeTracking } from "./ChangeTracking/ScrapeStep.js"
 import { type CachedPage, cacheKey, ScrapeCache } from "./Cache/ScrapeCache.js"
 import { looksClientRendered } from "./Content/ClientRendered.js"
 import type { Document } from "./Domain/Document.js"
@@ -38,6 +39,8 @@ export type ScrapeInput = ScrapeOptions & {
   readonly zeroDataRetention?: boolean | undefined
   /** Who asks (the API key's owner digest, a job's owner): with `CacheScope` `key`, the cache partition it uses. */
   readonly owner?: string | null | undefined
+  /** A job's scrape with the changeTracking format: who records the snapshot (default: the scrape itself). */
+  readonly tracking?: TrackingContext | undefined
 }
 
 const LOCKDOWN_MAX_AGE_MS = 2 * 365 * 24 * 60 * 60 * 1000
@@ -111,8 +114,8 @@ export const make = Effect.gen(function* () {
     const artifact = artifacts === undefined ? undefined : fromDataUrl(url)
     return artifact === undefined || artifacts === undefined ? Effect.succeed(url) : artifacts.put(artifact)
   }
-  // Where saved browser profiles live (the `profile` option); engines built without a job store have none.
-  const profiles = yield* Effect.serviceOption(JobStore)
+  // Where saved browser profiles and change-tracking snapshots live; engines built without a job store have neither.
+  const jobStore = yield* Effect.serviceOption(JobStore)
   const llmFormats = yield* makeLlmFormats
   // The content pipeline on a page; a failure inside it is the page's problem (a 500), never a crash. Then what a
   // model answers (summary, json), if asked.
@@ -128,6 +131,8 @@ export const make = Effect.gen(function* () {
     if (input.headers !== undefined && Object.keys(input.headers).length > 0) return Effect.succeedNone
     // A page asked of the browser must not be answered with the HTML of a plain fetch.
     if (browserOptionOf(input) !== undefined) return Effect.succeedNone
+    // Change tracking compares the page as it is now.
+    if (trackingOf(input) !== undefined) return Effect.succeedNone
     const now = Date.now()
     const minAge = input.minAge
     const maxAge = input.lockdown ? LOCKDOWN_MAX_AGE_MS : input.maxAge
@@ -156,8 +161,8 @@ export const make = Effect.gen(function* () {
     const hasHeaders = input.headers !== undefined && Object.keys(input.headers).length > 0
     const profile = input.profile
     const saved =
-      profile !== undefined && Option.isSome(profiles)
-        ? yield* profiles.value.getProfile(input.owner ?? null, profile.name).pipe(Effect.orDie)
+      profile !== undefined && Option.isSome(jobStore)
+        ? yield* jobStore.value.getProfile(input.owner ?? null, profile.name).pipe(Effect.orDie)
         : Option.none()
     const get = (through: string | undefined): Effect.Effect<RenderedPage, ScrapeError> => {
       const request = {
@@ -194,9 +199,9 @@ export const make = Effect.gen(function* () {
       profile?.saveChanges !== false &&
       profile !== undefined &&
       fetched.storageState !== undefined &&
-      Option.isSome(profiles)
+      Option.isSome(jobStore)
     )
-      yield* profiles.value.putProfile(input.owner ?? null, profile.name, fetched.storageState).pipe(Effect.orDie)
+      yield* jobStore.value.putProfile(input.owner ?? null, profile.name, fetched.storageState).pipe(Effect.orDie)
     const content = yield* readFile(
       { bytes: fetched.body, contentType: fetched.contentType, name: fetched.url },
       input,
@@ -225,6 +230,20 @@ export const make = Effect.gen(function* () {
     const badSelector = yield* invalidSelector(input)
     if (badSelector !== undefined)
       return yield* new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: badSelector.message })
+    const tracking = trackingOf(input)
+    if (tracking !== undefined && Option.isNone(jobStore))
+      return yield* new RequestError({
+        reason: "Unsupported",
+        code: "SCRAPE_UNSUPPORTED_FORMAT",
+        message: "The changeTracking format needs a job store to keep the pages' snapshots in.",
+      })
+    if (tracking !== undefined && input.zeroDataRetention === true)
+      return yield* new RequestError({
+        reason: "Unsupported",
+        code: "SCRAPE_ZDR_CHANGE_TRACKING",
+        message:
+          "The changeTracking format keeps a snapshot of the page to compare the next scrape with, which zero data retention forbids.",
+      })
     const scrapeId = uuidv7()
     const url = withScheme(input.url)
     const key = cacheKey(url, partitionOf(scope, input.owner)) + pdfCacheSuffix(input.parsers)
@@ -282,7 +301,7 @@ export const make = Effect.gen(function* () {
       page.statusCode !== 429
     )
       yield* cache.set(key, page)
-    const built = yield* build(input, page, {
+    const built = yield* build(buildOptions(input).options, page, {
       sourceURL: input.url,
       scrapeId,
       cacheState: "miss",
@@ -298,12 +317,21 @@ export const make = Effect.gen(function* () {
         storageState: fetched.storageState,
       })
     const blocked = fetched.blockedUrls
-    const document = {
+    const assembled = {
       ...built,
       ...(blocked.length > 0 ? { warning: blockedWarning(blocked) } : {}),
       ...(screenshot !== undefined ? { screenshot } : {}),
       ...(actions !== undefined ? { actions } : {}),
     }
+    const document =
+      tracking === undefined
+        ? assembled
+        : yield* withChangeTracking(jobStore, tracking, assembled, {
+            url,
+            owner: input.owner ?? null,
+            addedJson: buildOptions(input).addedJson,
+            context: input.tracking ?? { writer: scrapeId },
+          }).pipe(Effect.orDie)
     // Fetched pages feed the local search index.
     yield* recordDocument(searchIndex, input.owner ?? null, document, {
       zeroDataRetention: input.zeroDataRetention,

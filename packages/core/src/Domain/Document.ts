@@ -56,6 +56,18 @@ export const ActionResults = Schema.Struct({
 }).annotations({ identifier: "ActionResults" })
 export type ActionResults = typeof ActionResults.Type
 
+/** What the `changeTracking` format found: how the page compares with its previous scrape (same tag). */
+export const ChangeTrackingResult = Schema.Struct({
+  previousScrapeAt: Schema.NullOr(Schema.String),
+  changeStatus: Schema.Literal("new", "same", "changed", "removed"),
+  visibility: Schema.Literal("visible", "hidden"),
+  /** `git-diff` mode: the unified diff (`text`) and its parsed form (`json`); `json` mode: per-field changes. */
+  diff: Schema.optional(Schema.Struct({ text: Schema.optional(Schema.String), json: Schema.optional(Schema.Unknown) })),
+  /** `json` mode: `{ "<path>": { previous, current } }` for each field that changed. */
+  json: Schema.optional(Schema.Unknown),
+}).annotations({ identifier: "ChangeTracking" })
+export type ChangeTrackingResult = typeof ChangeTrackingResult.Type
+
 export const Document = Schema.Struct({
   markdown: Schema.optional(Schema.String),
   html: Schema.optional(Schema.String),
@@ -68,6 +80,7 @@ export const Document = Schema.Struct({
   warning: Schema.optional(Schema.String),
   actions: Schema.optional(ActionResults),
   pages: Schema.optional(Schema.Array(PageMarkdown)),
+  changeTracking: Schema.optional(ChangeTrackingResult),
   metadata: DocumentMetadata,
 }).annotations({ identifier: "Document" })
 
@@ -84,5 +97,6 @@ export interface Document {
   warning?: string
   actions?: ActionResults
   pages?: Array<PageMarkdown>
+  changeTracking?: ChangeTrackingResult
   metadata: DocumentMetadata
 }

@@ -4,6 +4,7 @@
  * refused by the scrape service with a clear 400 (see `Scrape/Capabilities.ts`).
  */
 import { Schema } from "effect"
+import { compileIgnore } from "../ChangeTracking/Normalize.js"
 import { schemaProblem } from "./JsonSchema.js"
 
 /** A JSON Schema for a model: Firecrawl refuses objects that allow any property but list none. */
@@ -52,6 +53,15 @@ export const ChangeTrackingFormat = Schema.Struct({
   schema: Schema.optional(JsonSchemaObject),
   prompt: Schema.optional(Prompt),
   tag: Schema.optional(Schema.NullOr(Schema.String)),
+  /** webdata's own: RE2 patterns whose matches are left out of the comparison (a rotating timestamp, a counter). */
+  ignore: Schema.optional(
+    Schema.Array(Schema.String).pipe(
+      Schema.filter((patterns) => {
+        const compiled = compileIgnore(patterns)
+        return compiled.ok || `Invalid ignore pattern ${JSON.stringify(compiled.pattern)}: ${compiled.message}`
+      }),
+    ),
+  ),
 })
 export const AttributesFormat = Schema.Struct({
   type: Schema.Literal("attributes"),
@@ -111,6 +121,13 @@ export const Formats = Schema.Array(FormatInput).pipe(
     if (types.filter((type) => type === "screenshot").length > 1) return "You may only specify one screenshot format"
     if (types.includes("changeTracking") && !types.includes("markdown"))
       return "The changeTracking format requires the markdown format to be specified as well"
+    const tracking = formats.find((format) => format.type === "changeTracking")
+    if (
+      tracking?.type === "changeTracking" &&
+      (tracking.schema !== undefined || tracking.prompt !== undefined) &&
+      types.includes("json")
+    )
+      return "Give change tracking's schema or prompt either in the changeTracking format or in the json format, not in both"
     if (types.includes("json") && types.includes("deterministicJson"))
       return "You may not specify both json and deterministicJson formats"
     if (types.includes("rawBase64") && types.length > 1) return "The rawBase64 format must be the only format"

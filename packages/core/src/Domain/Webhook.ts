@@ -7,7 +7,9 @@ import { Schema } from "effect"
 export const WEBHOOK_EVENTS = ["started", "page", "completed", "failed"] as const
 export const EXTRACT_WEBHOOK_EVENTS = ["started", "completed", "failed"] as const
 export const AGENT_WEBHOOK_EVENTS = ["started", "action", "completed", "failed", "cancelled"] as const
-export type WebhookEvent = (typeof WEBHOOK_EVENTS | typeof AGENT_WEBHOOK_EVENTS)[number]
+/** A monitor's events, as `monitor.<event>` (the monitor's webhook lists them by their full names). */
+export const MONITOR_WEBHOOK_EVENTS = ["page", "check.completed"] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS | typeof AGENT_WEBHOOK_EVENTS | typeof MONITOR_WEBHOOK_EVENTS)[number]
 
 /** Headers the delivery sets itself; a caller may not forge them. */
 const RESERVED_HEADERS = ["x-firecrawl-signature"]

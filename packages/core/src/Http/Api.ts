@@ -22,6 +22,7 @@ import { CrawlRequest, ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { Document } from "../Domain/Document.js"
 import { ExtractRequest } from "../Domain/ExtractRequest.js"
 import { MapRequest } from "../Domain/MapRequest.js"
+import { MonitorCreateRequest, MonitorUpdateRequest } from "../Domain/MonitorRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 import { SearchRequest } from "../Domain/SearchRequest.js"
 
@@ -639,6 +640,101 @@ export const AgentStatusResponse = Schema.Struct({
   steps: Schema.Array(AgentStepView),
 }).annotations({ identifier: "AgentStatusResponse" })
 
+const MonitorPath = Schema.Struct({ id: Schema.String })
+const MonitorCheckPath = Schema.Struct({ id: Schema.String, checkId: Schema.String })
+const ListParams = Schema.Struct({
+  limit: Schema.optional(Schema.NumberFromString),
+  offset: Schema.optional(Schema.NumberFromString),
+})
+const monitorNotFound = errorBody(404, "Unknown monitor, or another key's")
+const describedData = (identifier: string, description: string) =>
+  Schema.Struct({ success: Schema.Literal(true), data: Schema.Unknown.annotations({ description }) }).annotations({
+    identifier,
+  })
+export const MonitorResponse = describedData("MonitorResponse", "The monitor, in Firecrawl's `Monitor` shape")
+export const MonitorListResponse = describedData("MonitorListResponse", "The caller's monitors, newest first")
+export const MonitorRunResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  id: Schema.String,
+  data: Schema.Unknown.annotations({ description: "The check, in Firecrawl's `MonitorCheck` shape" }),
+}).annotations({ identifier: "MonitorRunResponse" })
+export const MonitorCheckListResponse = describedData("MonitorCheckListResponse", "The monitor's checks, newest first")
+export const MonitorCheckDetailResponse = Schema.Struct({
+  success: Schema.Literal(true),
+  next: Schema.optional(Schema.NullOr(Schema.String)),
+  data: Schema.Unknown.annotations({ description: "The check with a page of its pages (`MonitorCheckPage`)" }),
+}).annotations({ identifier: "MonitorCheckDetailResponse" })
+
+const monitorGroup = HttpApiGroup.make("monitor")
+  .add(
+    HttpApiEndpoint.post("monitorCreate", "/v2/monitor")
+      .setPayload(MonitorCreateRequest)
+      .addSuccess(MonitorResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .annotate(OpenApi.Summary, "Create a monitor: targets checked on a schedule, changes sent by webhook and email"),
+  )
+  .add(
+    HttpApiEndpoint.get("monitorList", "/v2/monitor")
+      .setUrlParams(ListParams)
+      .addSuccess(MonitorListResponse)
+      .annotate(OpenApi.Summary, "List monitors"),
+  )
+  .add(
+    HttpApiEndpoint.get("monitorGet", "/v2/monitor/:id")
+      .setPath(MonitorPath)
+      .addSuccess(MonitorResponse)
+      .addError(monitorNotFound)
+      .annotate(OpenApi.Summary, "Get a monitor"),
+  )
+  .add(
+    HttpApiEndpoint.patch("monitorUpdate", "/v2/monitor/:id")
+      .setPath(MonitorPath)
+      .setPayload(MonitorUpdateRequest)
+      .addSuccess(MonitorResponse)
+      .addError(errorBody(400, BAD_REQUEST_DESCRIPTION))
+      .addError(monitorNotFound)
+      .annotate(OpenApi.Summary, "Update a monitor (pause or resume it with `status`)"),
+  )
+  .add(
+    HttpApiEndpoint.del("monitorDelete", "/v2/monitor/:id")
+      .setPath(MonitorPath)
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true) }))
+      .addError(monitorNotFound)
+      .annotate(OpenApi.Summary, "Delete a monitor with its checks"),
+  )
+  .add(
+    HttpApiEndpoint.post("monitorRun", "/v2/monitor/:id/run")
+      .setPath(MonitorPath)
+      .addSuccess(MonitorRunResponse)
+      .addError(monitorNotFound)
+      .addError(errorBody(409, "A check of the monitor is already running"))
+      .annotate(OpenApi.Summary, "Run a monitor's check now"),
+  )
+  .add(
+    HttpApiEndpoint.get("monitorChecks", "/v2/monitor/:id/checks")
+      .setPath(MonitorPath)
+      .setUrlParams(Schema.Struct({ ...ListParams.fields, status: Schema.optional(Schema.String) }))
+      .addSuccess(MonitorCheckListResponse)
+      .addError(monitorNotFound)
+      .annotate(OpenApi.Summary, "List a monitor's checks"),
+  )
+  .add(
+    HttpApiEndpoint.get("monitorCheck", "/v2/monitor/:id/checks/:checkId")
+      .setPath(MonitorCheckPath)
+      .setUrlParams(
+        Schema.Struct({
+          limit: Schema.optional(Schema.NumberFromString),
+          skip: Schema.optional(Schema.NumberFromString),
+          status: Schema.optional(Schema.String),
+        }),
+      )
+      .addSuccess(MonitorCheckDetailResponse)
+      .addError(errorBody(404, "Unknown monitor or check"))
+      .annotate(OpenApi.Summary, "A check with its pages: status, diff and judgment of each")
+      .annotate(OpenApi.Description, "Pages are paged with `skip` and `limit` (default 25); `next` is the following page's URL."),
+  )
+  .middleware(Authorization)
+
 const agentGroup = HttpApiGroup.make("agent")
   .add(
     HttpApiEndpoint.post("agent", "/v2/agent")
@@ -709,6 +805,7 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(searchGroup)
   .add(extractGroup)
   .add(agentGroup)
+  .add(monitorGroup)
   .add(interactGroup)
   .add(publicGroup)
   .annotate(OpenApi.Title, "webdata API")

@@ -15,6 +15,7 @@ import { Scrape } from "../Scrape.js"
 import { Search } from "../Search.js"
 import { VERSION } from "../Version.js"
 import { AgentHandlers } from "./AgentHandlers.js"
+import { MonitorHandlers } from "./MonitorHandlers.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { ExtractHandlers } from "./ExtractHandlers.js"
@@ -125,6 +126,7 @@ export const layer = Layer.mergeAll(
   SearchHandlers,
   ExtractHandlers,
   AgentHandlers,
+  MonitorHandlers,
   InteractHandlers,
   PublicHandlers,
 )

@@ -5,6 +5,8 @@
  * can schedule the next run. The long-running worker (`Worker.ts`) is the other way to run the same tasks.
  */
 import { Context, Duration, Effect, Layer } from "effect"
+import type { MonitorChecks } from "../Monitor/Checks.js"
+import { sweepMonitors } from "../Monitor/Scheduler.js"
 import { JobStore, type PendingWork, type StoreError } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
@@ -50,8 +52,8 @@ export class Drain extends Context.Tag("@webdata/core/Drain")<
     readonly run: (options: DrainOptions) => Effect.Effect<DrainReport, StoreError>
     /**
      * The housekeeping a long-running worker does every minute, for hosts without one: purges expired jobs, old cached
-     * pages and index entries, sends the webhook deliveries that are due (until `deadline`), and reports the pending
-     * work (expired leases of runs that died count as due).
+     * pages and index entries, starts the monitors' due checks, sends the webhook deliveries that are due (until
+     * `deadline`), and reports the pending work (expired leases of runs that died count as due).
      */
     readonly sweep: (deadline: number) => Effect.Effect<PendingWork, StoreError>
   }
@@ -65,7 +67,7 @@ export const make = (settings: DrainSettings) =>
   Effect.gen(function* () {
     const store = yield* JobStore
     const webhooks = yield* Webhooks
-    const context = yield* Effect.context<JobStore | TaskRunner | WorkSignal>()
+    const context = yield* Effect.context<JobStore | TaskRunner | WorkSignal | MonitorChecks>()
     const runsFor = (due: number) => Math.ceil(due / settings.concurrency)
 
     const run = Effect.fn("Drain.run")(function* (options: DrainOptions) {
@@ -113,6 +115,7 @@ export const make = (settings: DrainSettings) =>
 
     const sweep = Effect.fn("Drain.sweep")(function* (deadline: number) {
       yield* purge(settings)
+      yield* sweepMonitors
       yield* webhooks.flush(deadline)
       return yield* store.pendingWork(Date.now())
     })
@@ -126,4 +129,5 @@ export const make = (settings: DrainSettings) =>
 
 export const layer = (
   settings: DrainSettings,
-): Layer.Layer<Drain, never, JobStore | TaskRunner | WorkSignal | Webhooks> => Layer.effect(Drain, make(settings))
+): Layer.Layer<Drain, never, JobStore | TaskRunner | WorkSignal | Webhooks | MonitorChecks> =>
+  Layer.effect(Drain, make(settings))

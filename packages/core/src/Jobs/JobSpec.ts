@@ -4,6 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { crawlerOptionFields } from "../Domain/CrawlRequest.js"
+import { JudgeRules, MonitorTarget } from "../Domain/MonitorRequest.js"
 import { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import { StoreError } from "./JobStore.js"
 
@@ -63,7 +64,22 @@ export const AgentSpec = Schema.Struct({
 })
 export type AgentSpec = typeof AgentSpec.Type
 
-export const JobSpec = Schema.Union(CrawlSpec, BatchSpec, ExtractSpec, AgentSpec)
+/** A monitor's check: its targets as the monitor had them when the check began, and how changes are judged. */
+export const MonitorSpec = Schema.Struct({
+  kind: Schema.Literal("monitor"),
+  monitorId: Schema.String,
+  /** Each with its `id` (given when the monitor was created or updated). */
+  targets: Schema.Array(MonitorTarget),
+  goal: Schema.NullOr(Schema.String),
+  /** `model`: the configured language model judges; `rules`: `judgeRules`; `off`: changes are not judged. */
+  judge: Schema.Literal("model", "rules", "off"),
+  judgeRules: Schema.optional(JudgeRules),
+  /** Snapshots are kept at least this long. */
+  retentionDays: Schema.Int,
+})
+export type MonitorSpec = typeof MonitorSpec.Type
+
+export const JobSpec = Schema.Union(CrawlSpec, BatchSpec, ExtractSpec, AgentSpec, MonitorSpec)
 export type JobSpec = typeof JobSpec.Type
 
 /** The spec as JSON for `NewJob.options`. */

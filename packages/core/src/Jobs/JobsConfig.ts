@@ -11,6 +11,8 @@ export interface JobsConfigShape {
    * bounded lowers it (a buffered Lambda answer is at most 6 MB).
    */
   readonly statusPageBytes: number
+  /** The shortest gap a monitor's schedule may have between two runs. */
+  readonly monitorMinIntervalMs: number
 }
 
 export class JobsConfig extends Context.Tag("@webdata/core/JobsConfig")<JobsConfig, JobsConfigShape>() {}
@@ -19,18 +21,32 @@ export const defaults: JobsConfigShape = {
   jobTtlMs: 24 * 60 * 60 * 1000,
   allowIgnoreRobotsTxt: false,
   statusPageBytes: 10 * 1024 * 1024,
+  monitorMinIntervalMs: 5 * 60 * 1000,
 }
 
 export const layer = (options: Partial<JobsConfigShape> = {}): Layer.Layer<JobsConfig> =>
   Layer.succeed(JobsConfig, { ...defaults, ...options })
 
-/** `WEBDATA_JOB_TTL_HOURS` (default 24) and `WEBDATA_ALLOW_IGNORE_ROBOTS=1`; the host's `overrides` over them. */
+/**
+ * `WEBDATA_JOB_TTL_HOURS` (default 24), `WEBDATA_ALLOW_IGNORE_ROBOTS=1` and `WEBDATA_MONITOR_MIN_INTERVAL_MINUTES`
+ * (default 5); the host's `overrides` over them.
+ */
 export const layerConfig = (overrides: Partial<JobsConfigShape> = {}): Layer.Layer<JobsConfig> =>
   Layer.effect(
     JobsConfig,
     Effect.gen(function* () {
       const hours = yield* Config.number("WEBDATA_JOB_TTL_HOURS").pipe(Config.withDefault(24))
       const allowIgnoreRobotsTxt = yield* Config.boolean("WEBDATA_ALLOW_IGNORE_ROBOTS").pipe(Config.withDefault(false))
-      return { ...defaults, jobTtlMs: Math.round(hours * 60 * 60 * 1000), allowIgnoreRobotsTxt, ...overrides }
+      const minInterval = yield* Config.number("WEBDATA_MONITOR_MIN_INTERVAL_MINUTES").pipe(
+        Config.validate({ message: "must be more than 0", validation: (minutes) => minutes > 0 }),
+        Config.withDefault(defaults.monitorMinIntervalMs / 60_000),
+      )
+      return {
+        ...defaults,
+        jobTtlMs: Math.round(hours * 60 * 60 * 1000),
+        allowIgnoreRobotsTxt,
+        monitorMinIntervalMs: Math.round(minInterval * 60_000),
+        ...overrides,
+      }
     }).pipe(Effect.orDie),
   )

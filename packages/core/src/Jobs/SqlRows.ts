@@ -1,6 +1,6 @@
 /**
  * The rows of the SQL stores' tables (SQLite and Postgres share the schema's shape) and their decoding into the
- * JobStore's records. Times, counters and sequence numbers are integer columns: SQLite gives numbers, node-postgres
+ * JobStore's records (and, for `records`, the columns a write sets). Times, counters and sequence numbers are integer columns: SQLite gives numbers, node-postgres
  * gives int8 as strings (exact); every value stored (epoch milliseconds, counts) is far below 2^53, so `Number` reads
  * each exactly. Flags are SQLite integers or Postgres booleans.
  */
@@ -13,7 +13,9 @@ import type {
   JobErrorRecord,
   JobKind,
   JobStatus,
+  RecordWrite,
   StoredDocument,
+  StoredRecord,
   StoreError,
   Task,
   TaskStatus,
@@ -118,6 +120,20 @@ export interface DeliveryRow {
   readonly lease_until: Int8
 }
 
+export interface RecordRow {
+  readonly kind: string
+  readonly id: string
+  readonly owner: string | null
+  readonly parent: string | null
+  readonly label: string | null
+  readonly due_at: Int8 | null
+  readonly value: string
+  readonly version: Int8
+  readonly created_at: Int8
+  readonly updated_at: Int8
+  readonly expires_at: Int8 | null
+}
+
 /** The first row of a read, decoded; none when the read found nothing. */
 export const decodeFirst =
   <Row, A>(decode: (row: Row) => Effect.Effect<A, StoreError>) =>
@@ -218,3 +234,36 @@ export const toDelivery = (row: DeliveryRow): Effect.Effect<Delivery, StoreError
     leaseOwner: row.lease_owner,
     leaseUntil: int(row.lease_until),
   }))
+
+export const toStoredRecord = (row: RecordRow): Effect.Effect<StoredRecord, StoreError> =>
+  Effect.map(decodeJson(row.value), (value) => {
+    const dueAt = optionalInt(row.due_at)
+    const expiresAt = optionalInt(row.expires_at)
+    return {
+      kind: row.kind,
+      id: row.id,
+      owner: row.owner,
+      ...(row.parent !== null ? { parent: row.parent } : {}),
+      ...(row.label !== null ? { label: row.label } : {}),
+      ...(dueAt !== undefined ? { dueAt } : {}),
+      value,
+      version: int(row.version),
+      createdAt: int(row.created_at),
+      updatedAt: int(row.updated_at),
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    }
+  })
+
+/**
+ * The columns of `records` that a write replaces (all but the key, `version` and `created_at`), with `value` (the
+ * write's value as JSON text): absent optional fields are NULL, so a write clears what an earlier one set.
+ */
+export const recordChanges = (write: RecordWrite, value: string) => ({
+  owner: write.owner,
+  parent: write.parent ?? null,
+  label: write.label ?? null,
+  due_at: write.dueAt ?? null,
+  value,
+  updated_at: write.now,
+  expires_at: write.expiresAt ?? null,
+})

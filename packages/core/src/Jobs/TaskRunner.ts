@@ -4,7 +4,7 @@
  * never hears of a page the store does not hold.
  */
 
-import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
 import { LRUCache } from "lru-cache"
 import { AgentSteps } from "../Agent/AgentSteps.js"
 import { type LinkFilter, makeLinkFilter } from "../Crawl/LinkFilter.js"
@@ -14,18 +14,33 @@ import { dedupKey, normalizeUrl } from "../Crawl/UrlKey.js"
 import type { Document } from "../Domain/Document.js"
 import { hasFormat } from "../Domain/Formats.js"
 import { decodeMapRequest } from "../Domain/MapRequest.js"
+import { MonitorCrawlOptions } from "../Domain/MonitorRequest.js"
+import { ScrapeOptions } from "../Domain/ScrapeOptions.js"
+import { withScheme } from "../Domain/Url.js"
 import { Fetcher } from "../Engines/Fetcher.js"
 import { mapError } from "../ErrorCodes.js"
 import type { LlmError, RequestError, ScrapeError } from "../Errors.js"
 import { EXTRACT_TIMED_OUT, readExtract } from "../Extract/ExtractResult.js"
 import { pageRecord, pageScrapeOptions, pageTask, taskKind } from "../Extract/ExtractTasks.js"
 import { MapService } from "../Map.js"
+import { pageTask as monitorPageTask, targetOfTask } from "../Monitor/CheckTasks.js"
+import { CheckSteps, errorPage, scrapeOptionsOf, seenPage } from "../Monitor/CheckSteps.js"
+import { MonitorChecks } from "../Monitor/Checks.js"
+import type { CheckPage } from "../Monitor/Records.js"
 import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
 import { SearchProvider } from "../Search/SearchProvider.js"
 import { webResults } from "../Search.js"
 import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
-import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskOutcome } from "./JobStore.js"
+import {
+  type Job,
+  JobStore,
+  type NewTask,
+  type StoreError,
+  type Task,
+  type TaskError,
+  type TaskOutcome,
+} from "./JobStore.js"
 import { hostGate, MAX_BACKOFF_MS, taskGates } from "./Politeness.js"
 import { RobotsCache } from "./RobotsCache.js"
 import { announce, Webhooks } from "./Webhooks.js"
@@ -37,33 +52,89 @@ const MAX_DEFERRALS = 5
 /** robots.txt `Crawl-delay` is honoured up to this; longer values would stall a crawl for hours. */
 const MAX_CRAWL_DELAY_MS = 30_000
 const SITEMAP_TIMEOUT_MS = 30_000
+const UNKNOWN_TARGET: TaskError = { code: "MONITOR_TARGET_UNKNOWN", message: "The task names no target of its check." }
+const defaultScrapeOptions = Schema.decodeSync(ScrapeOptions)({})
+const defaultMonitorCrawler = Schema.decodeSync(MonitorCrawlOptions)({})
 
-/** What a worker keeps about a job while it runs its tasks: the spec, and for a crawl its link rules. */
+/** How a crawl (or a monitor's crawl target) follows links: its rules, its seed, and the task of a link. */
+interface CrawlContext {
+  readonly url: string
+  readonly crawler: CrawlSpec["crawler"]
+  readonly headers: Record<string, string> | undefined
+  readonly filter: LinkFilter
+  readonly seedKey: string
+  readonly taskOf: (url: string, depth: number) => NewTask
+}
+
+/** What a worker keeps about a job while it runs its tasks: the spec, and the link rules of what it crawls. */
 interface JobContext {
   readonly job: Job
   readonly spec: JobSpec
-  readonly crawl?: {
-    readonly spec: CrawlSpec
-    readonly filter: LinkFilter
-    readonly seedKey: string
-  }
+  /** A crawl's. */
+  readonly crawl?: CrawlContext
+  /** A monitor check's, by the index of its crawl targets. */
+  readonly crawlTargets?: ReadonlyMap<number, CrawlContext>
 }
 
-const dedupOptions = (spec: CrawlSpec) => ({
-  ignoreQueryParameters: spec.crawler.ignoreQueryParameters,
-  deduplicateSimilarURLs: spec.crawler.deduplicateSimilarURLs,
+const dedupOptions = (crawler: CrawlSpec["crawler"]) => ({
+  ignoreQueryParameters: crawler.ignoreQueryParameters,
+  deduplicateSimilarURLs: crawler.deduplicateSimilarURLs,
 })
 
 /** The frontier entry of a link the filter accepted. */
-export const frontierTask = (spec: CrawlSpec, url: string, depth: number): NewTask => {
-  const normalized = normalizeUrl(url, dedupOptions(spec))
-  return { url: normalized, key: dedupKey(normalized, dedupOptions(spec)), depth, host: new URL(normalized).host }
+export const frontierTask = (spec: Pick<CrawlSpec, "crawler">, url: string, depth: number): NewTask => {
+  const normalized = normalizeUrl(url, dedupOptions(spec.crawler))
+  return {
+    url: normalized,
+    key: dedupKey(normalized, dedupOptions(spec.crawler)),
+    depth,
+    host: new URL(normalized).host,
+  }
 }
 
+const crawlContext = (
+  url: string,
+  crawler: CrawlSpec["crawler"],
+  headers: Record<string, string> | undefined,
+  taskOf: (url: string, depth: number) => NewTask,
+): CrawlContext => ({
+  url,
+  crawler,
+  headers,
+  filter: makeLinkFilter(url, crawler),
+  seedKey: taskOf(url, 0).key,
+  taskOf,
+})
+
 const contextOf = (job: Job, spec: JobSpec): JobContext => {
-  if (spec.kind !== "crawl") return { job, spec }
-  const filter = makeLinkFilter(spec.url, spec.crawler)
-  return { job, spec, crawl: { spec, filter, seedKey: frontierTask(spec, spec.url, 0).key } }
+  if (spec.kind === "crawl")
+    return {
+      job,
+      spec,
+      crawl: crawlContext(spec.url, spec.crawler, spec.scrapeOptions.headers, (url, depth) =>
+        frontierTask(spec, url, depth),
+      ),
+    }
+  if (spec.kind !== "monitor") return { job, spec }
+  const crawlTargets = new Map<number, CrawlContext>()
+  for (const [index, target] of spec.targets.entries())
+    if (target.type === "crawl") {
+      const crawler = target.crawlOptions ?? defaultMonitorCrawler
+      crawlTargets.set(
+        index,
+        crawlContext(withScheme(target.url), crawler, target.scrapeOptions?.headers, (url, depth) =>
+          monitorPageTask(index, target, url, depth),
+        ),
+      )
+    }
+  return { job, spec, crawlTargets }
+}
+
+/** The crawl the task belongs to, if it is a crawl's page. */
+const crawlOf = (context: JobContext, task: Task): CrawlContext | undefined => {
+  if (context.crawl !== undefined || context.spec.kind !== "monitor") return context.crawl
+  const target = targetOfTask(context.spec, task)
+  return target === undefined ? undefined : context.crawlTargets?.get(target.index)
 }
 
 const backoffMs = (attempts: number): number => 1000 * 2 ** attempts * (0.75 + Math.random() / 2)
@@ -88,6 +159,8 @@ export const make = Effect.gen(function* () {
   const mapper = yield* MapService
   const search = yield* Effect.serviceOption(SearchProvider)
   const agent = yield* AgentSteps
+  const checkSteps = yield* CheckSteps
+  const checks = yield* MonitorChecks
   // Retry-After deferrals per task; bounded, since a task deferred here may end on another worker or be cancelled.
   const deferrals = new LRUCache<string, number>({ max: 10_000 })
 
@@ -133,6 +206,12 @@ export const make = Effect.gen(function* () {
     deferrals.delete(task.id)
     const result = yield* store.completeTask(task, outcome)
     if (!result.recorded) return
+    // A check announces its pages to the monitor's webhook, and its end is recorded once its last page is.
+    if (context.spec.kind === "monitor") {
+      if (outcome.document !== undefined) yield* checkSteps.announce(context.job, context.spec, outcome.document as CheckPage)
+      if (result.finished && Option.isSome(result.job)) yield* checks.finish(result.job.value)
+      return
+    }
     // An extract announces its answer, once, when its last page is recorded; crawls and batches each page.
     if (context.spec.kind === "extract") {
       if (result.finished && Option.isSome(result.job)) yield* announceExtract(result.job.value)
@@ -201,28 +280,26 @@ export const make = Effect.gen(function* () {
     yield* complete(context, lease, { now: Date.now(), discovered, robotsBlocked: [] })
   })
 
-  /** Robots rules of a URL's origin, or none when the crawl ignores robots.txt. */
-  const rulesFor = (context: JobContext, url: string) =>
-    context.crawl === undefined || context.crawl.spec.crawler.ignoreRobotsTxt
-      ? Effect.succeed(undefined)
-      : robots.rulesFor(url)
+  /** Robots rules of a URL's origin, or none when it is no crawl's page or the crawl ignores robots.txt. */
+  const rulesFor = (crawl: CrawlContext | undefined, url: string) =>
+    crawl === undefined || crawl.crawler.ignoreRobotsTxt ? Effect.succeed(undefined) : robots.rulesFor(url)
 
   /** The links of a crawled page (and, for the seed, its sitemaps) the crawl admits, split by robots.txt. */
   const discover = Effect.fn("TaskRunner.discover")(function* (context: JobContext, task: Task, document: Document) {
-    const crawl = context.crawl
+    const crawl = crawlOf(context, task)
     if (crawl === undefined) return { discovered: [], robotsBlocked: [] }
-    const { spec, filter } = crawl
+    const { crawler, filter } = crawl
     const candidates: Array<{ url: string; from: string; depth: number }> = []
-    if (spec.crawler.sitemap !== "only")
+    if (crawler.sitemap !== "only")
       for (const link of document.links ?? []) candidates.push({ url: link, from: task.url, depth: task.depth })
-    if (task.key === crawl.seedKey && spec.crawler.sitemap !== "skip") {
-      const seedRules = yield* rulesFor(context, spec.url)
-      const listed = yield* sitemapUrls(spec.url, seedRules ?? allowAll, {
-        limit: spec.crawler.limit,
+    if (task.key === crawl.seedKey && crawler.sitemap !== "skip") {
+      const seedRules = yield* rulesFor(crawl, crawl.url)
+      const listed = yield* sitemapUrls(crawl.url, seedRules ?? allowAll, {
+        limit: crawler.limit,
         timeoutMs: SITEMAP_TIMEOUT_MS,
-        ...(spec.scrapeOptions.headers !== undefined ? { headers: spec.scrapeOptions.headers } : {}),
+        ...(crawl.headers !== undefined ? { headers: crawl.headers } : {}),
       }).pipe(Effect.provideService(Fetcher, fetcher))
-      for (const url of listed) candidates.push({ url, from: spec.url, depth: -1 })
+      for (const url of listed) candidates.push({ url, from: crawl.url, depth: -1 })
     }
     const discovered: Array<NewTask> = []
     const robotsBlocked: Array<string> = []
@@ -231,30 +308,49 @@ export const make = Effect.gen(function* () {
       // A seed's sitemaps can list 50 000 URLs per sitemap: the event loop gets a turn every so often.
       if (index > 0 && index % STEPS_PER_TURN === 0) yield* yieldToEventLoop
       if (!filter(candidate.url, { fromUrl: candidate.from, depth: candidate.depth }).follow) continue
-      const next = frontierTask(spec, new URL(candidate.url, candidate.from).href, candidate.depth + 1)
+      const next = crawl.taskOf(new URL(candidate.url, candidate.from).href, candidate.depth + 1)
       if (seen.has(next.key)) continue
       seen.add(next.key)
-      const rules = yield* rulesFor(context, next.url)
+      const rules = yield* rulesFor(crawl, next.url)
       if (rules !== undefined && !rules.isAllowed(next.url)) robotsBlocked.push(next.url)
       else discovered.push(next)
     }
     return { discovered, robotsBlocked }
   })
 
+  const scrapeOptions = (context: JobContext & { readonly spec: Exclude<JobSpec, { kind: "agent" }> }, task: Task) => {
+    const { spec } = context
+    if (spec.kind === "monitor") {
+      const target = targetOfTask(spec, task)
+      return target === undefined ? defaultScrapeOptions : scrapeOptionsOf(spec, target)
+    }
+    const options = spec.kind === "extract" ? pageScrapeOptions(spec) : spec.scrapeOptions
+    return context.crawl !== undefined && !hasFormat(options.formats, "links")
+      ? { ...options, formats: [...options.formats, { type: "links" as const }] }
+      : options
+  }
+
   const scrapeInput = (context: JobContext & { readonly spec: Exclude<JobSpec, { kind: "agent" }> }, task: Task) => {
-    const options = context.spec.kind === "extract" ? pageScrapeOptions(context.spec) : context.spec.scrapeOptions
-    const formats =
-      context.crawl !== undefined && !hasFormat(options.formats, "links")
-        ? [...options.formats, { type: "links" as const }]
-        : options.formats
+    const options = scrapeOptions(context, task)
     return {
       ...options,
-      formats,
       url: task.url,
       zeroDataRetention: context.job.zeroDataRetention,
       owner: context.job.owner,
+      // A page scraped again (its first lease was lost) compares with what the job's first attempt compared with.
+      ...(hasFormat(options.formats, "changeTracking") ? { tracking: { writer: context.job.id } } : {}),
     }
   }
+
+  /** The final failure of a task: a check records it as one of its pages, other jobs as an error. */
+  const giveUp = (context: JobContext, lease: Ref.Ref<Task>, error: TaskError) =>
+    Effect.gen(function* () {
+      const task = yield* Ref.get(lease)
+      const target = context.spec.kind === "monitor" ? targetOfTask(context.spec, task) : undefined
+      const outcome =
+        target !== undefined ? { document: errorPage(task, target, error) } : { error }
+      yield* complete(context, lease, { now: Date.now(), ...outcome, discovered: [], robotsBlocked: [] })
+    })
 
   /** A failed scrape: another attempt later when it may pass, else the task's recorded error. */
   const failed = Effect.fn("TaskRunner.failed")(function* (
@@ -271,7 +367,7 @@ export const make = Effect.gen(function* () {
       yield* store.retryTask(task, { notBefore: Date.now() + backoffMs(task.attempts), error: { code, message } })
       return
     }
-    yield* complete(context, lease, { now: Date.now(), error: { code, message }, discovered: [], robotsBlocked: [] })
+    yield* giveUp(context, lease, { code, message })
   })
 
   /** A page answered: defer or retry a throttled or failing server, else record the page with its links. */
@@ -300,6 +396,13 @@ export const make = Effect.gen(function* () {
       return
     }
     const { discovered, robotsBlocked } = yield* discover(context, task, document)
+    if (context.spec.kind === "monitor") {
+      const target = targetOfTask(context.spec, task)
+      if (target === undefined) return yield* giveUp(context, lease, UNKNOWN_TARGET)
+      const page = yield* checkSteps.page(context.job, context.spec, task, target, document)
+      yield* complete(context, lease, { now: Date.now(), document: page, discovered, robotsBlocked })
+      return
+    }
     if (context.spec.kind === "extract") {
       yield* complete(context, lease, { now: Date.now(), document: pageRecord(document), discovered, robotsBlocked })
       return
@@ -317,13 +420,7 @@ export const make = Effect.gen(function* () {
     // rather than crash the next worker in a loop.
     if (task.attempts >= MAX_ATTEMPTS) {
       const message = `Gave up on ${task.url} after ${task.attempts} attempts: the worker running it stopped each time.`
-      yield* complete(context, lease, {
-        now: Date.now(),
-        error: { code: "SCRAPE_RETRY_LIMIT", message },
-        discovered: [],
-        robotsBlocked: [],
-      })
-      return
+      return yield* giveUp(context, lease, { code: "SCRAPE_RETRY_LIMIT", message })
     }
     const spec = context.spec
     if (spec.kind === "agent") return yield* agent.step(context.job, spec, lease)
@@ -332,7 +429,24 @@ export const make = Effect.gen(function* () {
       return
     }
     if (spec.kind === "extract" && taskKind(task) !== "page") return yield* expandExtract(context, lease, spec, task)
-    const rules = yield* rulesFor(context, task.url)
+    if (spec.kind === "monitor") {
+      const target = targetOfTask(spec, task)
+      if (target === undefined) return yield* giveUp(context, lease, UNKNOWN_TARGET)
+      if (target.role === "seen")
+        return yield* complete(context, lease, {
+          now: Date.now(),
+          document: seenPage(task, target),
+          discovered: [],
+          robotsBlocked: [],
+        })
+      if (target.role === "search") {
+        const found = yield* checkSteps.search(context.job, spec, target)
+        return yield* "error" in found
+          ? giveUp(context, lease, found.error)
+          : complete(context, lease, { now: Date.now(), discovered: found.tasks, robotsBlocked: [] })
+      }
+    }
+    const rules = yield* rulesFor(crawlOf(context, task), task.url)
     if (rules !== undefined && !rules.isAllowed(task.url)) {
       yield* complete(context, lease, { now: Date.now(), discovered: [], robotsBlocked: [task.url] })
       return
@@ -354,5 +468,5 @@ export const make = Effect.gen(function* () {
 export const layer: Layer.Layer<
   TaskRunner,
   never,
-  JobStore | Scrape | RobotsCache | Webhooks | Fetcher | MapService | AgentSteps
+  JobStore | Scrape | RobotsCache | Webhooks | Fetcher | MapService | AgentSteps | CheckSteps | MonitorChecks
 > = Layer.effect(TaskRunner, make)

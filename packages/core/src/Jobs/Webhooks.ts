@@ -1,5 +1,5 @@
 /**
- * Webhook delivery for crawl, batch-scrape, extract and agent jobs, in Firecrawl's wire format. `send` only writes the
+ * Webhook delivery for crawl, batch-scrape, extract and agent jobs and monitor checks, in Firecrawl's wire format. `send` only writes the
  * delivery to the job store's outbox, so a slow or dead receiver never slows a crawl and a delivery survives the
  * process that queued it. Workers lease deliveries from the outbox and POST them with retries and backoff: each is
  * sent by one process at a time, a job's in order (its `completed` never overtakes its `page`s), different jobs
@@ -32,7 +32,7 @@ import { UrlGuard, type UrlGuardService } from "../Net/UrlGuard.js"
 import { type Delivery, type Job, JobStore } from "./JobStore.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
 
-export type WebhookJobKind = "crawl" | "batch" | "extract" | "agent"
+export type WebhookJobKind = "crawl" | "batch" | "extract" | "agent" | "monitor"
 
 /** The event type's prefix of each kind of job (`crawl.page`, `batch_scrape.completed`, `extract.failed`, ...). */
 const TYPE_PREFIX: Record<WebhookJobKind, string> = {
@@ -40,6 +40,7 @@ const TYPE_PREFIX: Record<WebhookJobKind, string> = {
   batch: "batch_scrape",
   extract: "extract",
   agent: "agent",
+  monitor: "monitor",
 }
 
 export interface WebhookDelivery {
@@ -81,7 +82,7 @@ export const announce = (
   if (spec === undefined) return Effect.void
   return webhooks.send({
     spec,
-    jobKind: job.kind === "crawl" || job.kind === "extract" || job.kind === "agent" ? job.kind : "batch",
+    jobKind: job.kind,
     jobId: job.id,
     event,
     // Firecrawl's only unsuccessful event is the page that failed.

@@ -4,7 +4,7 @@
  * a task whose lease is lost (the store gave it to another worker after a stall) is interrupted. A cancelled job's
  * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes through the
  * store's `news` (Postgres `LISTEN/NOTIFY`, Redis pub/sub) or, where the store has none, by polling.
- * Expired jobs are purged periodically.
+ * Expired jobs are purged periodically, and the monitors' due checks are started every few seconds.
  *
  * Nothing here is durable: a killed worker leaves leases, and their tasks run again. The store records each task's
  * end exactly once, so a page is never lost nor counted twice. A worker takes back at once the leases of processes of
@@ -12,6 +12,8 @@
  * workers come back when they expire.
  */
 import { Config, Duration, Effect, Layer, Schedule } from "effect"
+import type { MonitorChecks } from "../Monitor/Checks.js"
+import { SWEEP_EVERY_MS, sweepMonitors } from "../Monitor/Scheduler.js"
 import { JobStore } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
@@ -31,6 +33,8 @@ export interface WorkerOptions {
   readonly cacheTtlMs?: number
   /** Local search index entries not scraped again for this long are purged. Default 30 days. */
   readonly searchIndexTtlMs?: number
+  /** How often to start the monitors' due checks. Default 5 s. */
+  readonly monitorSweepMs?: number
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -42,6 +46,7 @@ export const defaults = {
   purgeEveryMs: 60_000,
   cacheTtlMs: 2 * DAY_MS,
   searchIndexTtlMs: 30 * DAY_MS,
+  monitorSweepMs: SWEEP_EVERY_MS,
 } satisfies Required<WorkerOptions>
 
 /** Runs the worker loop for the lifetime of the scope. */
@@ -80,6 +85,7 @@ export const run = (options: WorkerOptions = {}) =>
     yield* Effect.forkScoped(
       Effect.repeat(Effect.zipRight(reclaim, purge(settings)), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
     )
+    yield* Effect.forkScoped(Effect.repeat(sweepMonitors, Schedule.spaced(Duration.millis(settings.monitorSweepMs))))
     yield* Effect.forkScoped(loop)
     yield* Effect.logDebug(`Worker ${holder} started (concurrency ${settings.concurrency})`)
   })
@@ -97,7 +103,9 @@ export const purge = (settings: Pick<Required<WorkerOptions>, "cacheTtlMs" | "se
   ).pipe(Effect.catchAll((error) => Effect.logWarning("Purging expired jobs failed", error)))
 
 /** A worker running for the lifetime of the layer. */
-export const layer = (options: WorkerOptions = {}): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal> =>
+export const layer = (
+  options: WorkerOptions = {},
+): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal | MonitorChecks> =>
   Layer.scopedDiscard(run(options))
 
 /**

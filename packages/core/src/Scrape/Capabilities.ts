@@ -22,6 +22,7 @@ export const SUPPORTED_FORMATS: ReadonlySet<FormatType> = new Set([
   "images",
   "summary",
   "json",
+  "changeTracking",
 ])
 
 const unsupported = (code: string, message: string) => new RequestError({ reason: "Unsupported", code, message })
@@ -112,6 +113,14 @@ export const unsupportedOption = (options: ScrapeOptions, engines: Engines): Req
         "The json format without a `schema` (only a prompt) — with a schema, the offline extractor fills it from the page's structured data —",
       )
     if (options.onlyCleanContent) return llmNotConfigured("`onlyCleanContent`")
+    const tracking = options.formats.find((f) => f.type === "changeTracking")
+    if (
+      tracking?.type === "changeTracking" &&
+      (tracking.modes ?? []).includes("json") &&
+      tracking.schema === undefined &&
+      !options.formats.some((f) => f.type === "json" && f.schema !== undefined)
+    )
+      return llmNotConfigured("changeTracking's json mode without a `schema`")
   }
   if (options.redactPII !== undefined && options.redactPII !== false)
     return unsupported("SCRAPE_REDACT_PII_NOT_SUPPORTED", "`redactPII` is not supported yet.")
