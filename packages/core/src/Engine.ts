@@ -155,6 +155,7 @@ export type EngineServices =
   | Extract
   | Agent
   | MonitorModule.Monitor
+  | MonitorChecks.MonitorChecks
   | LlmUsage.LlmUsage
   | JobControl.JobControl
   | Drain.Drain

@@ -3,7 +3,7 @@
  * and saying what changed (Firecrawl's `/v2/monitor`). A monitor is a job-store record; its checks run as jobs
  * (`Monitor/Checks.ts`), started by every worker's sweep (`Monitor/Scheduler.ts`) or on demand.
  */
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { decodeStrict } from "./Domain/Decode.js"
 import {
   DEFAULT_RETENTION_DAYS,
@@ -143,7 +143,7 @@ export const make = Effect.gen(function* () {
     const request = yield* decodeCreate(input)
     yield* queue.admit
     const schedule = yield* scheduleOf(request.schedule)
-    const now = Date.now()
+    const now = yield* Clock.currentTimeMillis
     const goal = request.goal ?? null
     const state: MonitorState = {
       name: request.name,
@@ -186,6 +186,7 @@ export const make = Effect.gen(function* () {
     const current = yield* owned(id, owner)
     const schedule = request.schedule !== undefined ? yield* scheduleOf(request.schedule) : undefined
     const targets = request.targets !== undefined ? yield* targetsOf(request.targets) : undefined
+    const now = yield* Clock.currentTimeMillis
     const change = (state: MonitorState): MonitorState => {
       const { webhook: _webhook, judgeRules: _rules, ...rest } = state
       const webhook = request.webhook === undefined ? state.webhook : (request.webhook ?? undefined)
@@ -208,7 +209,7 @@ export const make = Effect.gen(function* () {
           request.judgeEnabled ?? (request.goal !== undefined ? (goal ?? "").trim() !== "" : state.judgeEnabled),
         ...(judgeRules !== undefined ? { judgeRules } : {}),
         status,
-        nextRunAt: rescheduled ? (nextRun(nextSchedule, Date.now()) ?? null) : state.nextRunAt,
+        nextRunAt: rescheduled ? (nextRun(nextSchedule, now) ?? null) : state.nextRunAt,
       }
     }
     const proposed = change(current.state)

@@ -5,9 +5,9 @@
  *
  * `normalizeMarkdown` applies, in this order:
  * 1. Line ends: CRLF and lone CR become LF.
- * 2. Unicode NFC: a composed `é` and `e` + combining accent are the same text.
- * 3. Invisible characters are removed: zero-width space, non-joiner and joiner (U+200B–U+200D), word joiner
+ * 2. Invisible characters are removed: zero-width space, non-joiner and joiner (U+200B–U+200D), word joiner
  *    (U+2060), byte-order mark (U+FEFF) and soft hyphen (U+00AD).
+ * 3. Unicode NFC: a composed `é` and `e` + combining accent are the same text.
  * 4. Unusual spaces become a plain space: no-break space (U+00A0, `&nbsp;`), the typographic spaces U+2000–U+200A,
  *    narrow no-break space (U+202F), medium mathematical space (U+205F), ideographic space (U+3000) and tab.
  * 5. Runs of spaces inside a line become one space; a line's indentation is kept (it nests lists and code), and
@@ -15,7 +15,7 @@
  * 6. Tracking parameters are removed from URLs, in link targets `[text](url)` and bare `http(s)://` URLs: `utm_*`
  *    and `mtm_*`, and the click and campaign identifiers listed in `TRACKING_PARAMETERS` (fbclid, gclid, msclkid,
  *    mc_eid, _hsenc, …), names compared without case. The rest of the URL is kept exactly, parameter order
- *    included; a URL left with no parameter loses its `?`.
+ *    included; a URL left with no parameter loses its `?`; punctuation after a bare URL (`.`, `,`, `!`…) stays.
  * 7. Markdown style, outside fenced code: `*` and `+` bullets become `-`, and `__strong__` becomes `**strong**`
  *    (not on a line with a code span, whose underscores are code). The scrape pipeline always writes `-` and `**`;
  *    this is for markdown served as is (`text/markdown` pages).
@@ -93,13 +93,21 @@ const isTracking = (parameter: string): boolean => {
  */
 const URL_QUERY = /(https?:\/\/|\]\(<?)((?:[^\s?#<>"'`()[\]\\]|\\.)*)(?:\?((?:[^\s#<>"'`()[\]\\]|\\.)*))?/gi
 
+/** Punctuation that ends a sentence rather than a bare URL (GFM's autolink rule), kept when a parameter goes. */
+const trailingPunctuation = (query: string): number => {
+  let end = query.length
+  while (end > 0 && ".,;:!?*_~".includes(query[end - 1]!)) end--
+  return end
+}
+
 const stripTracking = (url: string, start: string, path: string, query: string | undefined): string => {
   if (query === undefined) return url
-  const parameters = query.split("&")
+  const end = trailingPunctuation(query)
+  const parameters = query.slice(0, end).split("&")
   const kept = parameters.filter((parameter) => !isTracking(parameter))
   if (kept.length === parameters.length) return url
   const rest = kept.join("&")
-  return rest === "" ? `${start}${path}` : `${start}${path}?${rest}`
+  return `${start}${path}${rest === "" ? "" : `?${rest}`}${query.slice(end)}`
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
@@ -137,8 +145,9 @@ export const normalizeMarkdown = (markdown: string): string =>
     normalizeMarkdownStyle(
       markdown
         .replace(/\r\n?/g, "\n")
-        .normalize("NFC")
+        // Before NFC: an invisible character between a letter and its accent would keep them apart.
         .replace(INVISIBLE, "")
+        .normalize("NFC")
         .replace(SPACES, " ")
         .replace(URL_QUERY, stripTracking),
     ),

@@ -6,7 +6,7 @@
 import { Schema } from "effect"
 import { compilePatterns } from "../Crawl/LinkFilter.js"
 import { crawlerOptionFields } from "./CrawlRequest.js"
-import { ScrapeOptions } from "./ScrapeOptions.js"
+import { Integration, ScrapeOptions } from "./ScrapeOptions.js"
 import { TargetUrl } from "./Url.js"
 
 /** A crawl target's default page bound: a monitor looks at a site again and again, so its default is small. */
@@ -141,6 +141,9 @@ const monitorFields = {
   goal: Schema.optional(Goal),
   judgeEnabled: Schema.optional(Schema.Boolean),
   judgeRules: Schema.optional(JudgeRules),
+  // Clients tag every body (the SDK sends `origin`).
+  origin: Schema.optional(Schema.String),
+  integration: Schema.optional(Integration),
 }
 
 export const MonitorCreateRequest = Schema.Struct(monitorFields).annotations({ identifier: "MonitorCreateRequest" })
@@ -157,8 +160,13 @@ export const MonitorUpdateRequest = Schema.Struct({
   judgeEnabled: Schema.optional(Schema.Boolean),
   judgeRules: Schema.optional(Schema.NullOr(JudgeRules)),
   status: Schema.optional(Schema.Literal("active", "paused")),
+  origin: Schema.optional(Schema.String),
+  integration: Schema.optional(Integration),
 }).pipe(
-  Schema.filter((update) => Object.keys(update).length > 0 || "Include at least one field to update"),
+  Schema.filter(
+    ({ origin: _, integration: __, ...update }) =>
+      Object.keys(update).length > 0 || "Include at least one field to update",
+  ),
   Schema.annotations({ identifier: "MonitorUpdateRequest" }),
 )
 export type MonitorUpdateRequest = typeof MonitorUpdateRequest.Type

@@ -173,7 +173,7 @@ export const checkView = (
   estimatedCredits: null,
   reservedCredits: null,
   actualCredits: null,
-  billingStatus: "not_billed",
+  billingStatus: "not_applicable",
   summary: state.summary,
   targetResults: state.targetResults,
   notificationStatus: state.notificationStatus,

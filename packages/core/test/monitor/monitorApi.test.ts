@@ -1,0 +1,78 @@
+/** Monitors through the web handler: a fixture site the test edits, checks run on demand, pages compared. */
+import { Layer } from "effect"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import * as Engine from "../../src/Engine.js"
+import * as ServerConfig from "../../src/Http/ServerConfig.js"
+import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { type EditableSite, page, startEditableSite } from "../support/editableSite.js"
+
+const web = makeWebHandler(
+  Layer.merge(Engine.layer({ allowPrivateAddresses: true, worker: { pollMs: 20 } }), ServerConfig.layer()),
+)
+afterAll(() => web.dispose())
+const open: Array<{ close: () => Promise<void> }> = []
+afterEach(async () => {
+  for (const resource of open.splice(0)) await resource.close()
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely.
+const call = async (method: string, path: string, body?: object): Promise<{ status: number; body: any }> => {
+  const response = await web.handler(
+    new Request(`http://api.test${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+  )
+  return { status: response.status, body: await response.json() }
+}
+
+const site = async (pages: Record<string, string>): Promise<EditableSite> => {
+  const started = await startEditableSite(pages)
+  open.push(started)
+  return started
+}
+
+/** Runs the monitor's check and waits for its end; answers the check with its pages. */
+const check = async (id: string) => {
+  const run = await call("POST", `/v2/monitor/${id}/run`)
+  expect(run.status, JSON.stringify(run.body)).toBe(200)
+  const checkId = run.body.id as string
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+    const detail = await call("GET", `/v2/monitor/${id}/checks/${checkId}`)
+    if (!["queued", "running"].includes(detail.body.data.status)) return detail.body.data
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error("the check did not end in time")
+}
+
+describe("monitor API", () => {
+  it("reports same, changed with the diff, and removed for a 404", async () => {
+    const s = await site({ "/news": page("News", "<p>The first paragraph says hello.</p><p>Stays.</p>") })
+    const created = await call("POST", "/v2/monitor", {
+      name: "News",
+      schedule: { text: "every 30 minutes" },
+      targets: [{ type: "scrape", urls: [`${s.url}/news`] }],
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(200)
+    const id = created.body.data.id
+    expect(created.body.data).toMatchObject({
+      status: "active",
+      schedule: { cron: expect.any(String), timezone: "UTC" },
+    })
+    const first = await check(id)
+    expect(first.status).toBe("completed")
+    expect(first.pages.map((p: { status: string }) => p.status)).toEqual(["new"])
+    const second = await check(id)
+    expect(second.pages[0].status).toBe("same")
+    s.pages.set("/news", page("News", "<p>The first paragraph says goodbye.</p><p>Stays.</p>"))
+    const third = await check(id)
+    expect(third.summary).toMatchObject({ totalPages: 1, changed: 1 })
+    expect(third.pages[0].diff.text).toContain("-The first paragraph says hello.")
+    expect(third.pages[0].diff.text).toContain("+The first paragraph says goodbye.")
+    expect(third.pages[0].diff.json.files[0].chunks.length).toBeGreaterThan(0)
+    s.pages.delete("/news")
+    const fourth = await check(id)
+    expect(fourth.pages[0].status).toBe("removed")
+  })
+})
