@@ -124,10 +124,13 @@ export const make = Effect.gen(function* () {
       return encoded as ReadonlyArray<MonitorTargetInput & { readonly id: string }>
     })
 
-  /** Rules that span fields: a search target needs a goal to judge results by, unless judging is off. */
-  const checkGoal = (state: MonitorState) => {
+  /**
+   * Rules that span fields: a search target needs a goal to judge results by, unless judging is turned off (`judge`:
+   * what the request says, or the monitor had).
+   */
+  const checkGoal = (state: MonitorState, judge: boolean | undefined) => {
     const searches = state.targets.some((target) => target.type === "search")
-    return searches && state.judgeEnabled && (state.goal ?? "").trim() === ""
+    return searches && judge !== false && (state.goal ?? "").trim() === ""
       ? Effect.fail(invalid("A monitor with a search target needs a non-empty `goal`, unless `judgeEnabled` is false."))
       : Effect.void
   }
@@ -160,7 +163,7 @@ export const make = Effect.gen(function* () {
       lastRunAt: null,
       currentCheckId: null,
     }
-    yield* checkGoal(state)
+    yield* checkGoal(state, request.judgeEnabled)
     yield* checkWebhookTarget(guard, webhookSpecOf(state))
     const written = yield* putMonitor(store, newId(), owner, state, now, 0)
     if (Option.isNone(written)) return yield* invalid("The monitor could not be created; try again.")
@@ -213,7 +216,7 @@ export const make = Effect.gen(function* () {
       }
     }
     const proposed = change(current.state)
-    yield* checkGoal(proposed)
+    yield* checkGoal(proposed, request.judgeEnabled ?? current.state.judgeEnabled)
     yield* checkWebhookTarget(guard, webhookSpecOf(proposed))
     const written = yield* updateMonitor(store, id, (found) =>
       found.record.owner === owner ? Option.some(change(found.state)) : Option.none(),

@@ -6,6 +6,8 @@ export interface EditableSite {
   readonly url: string
   /** Path → HTML body; delete a path to make it answer 404. */
   readonly pages: Map<string, string>
+  /** Path → milliseconds the answer waits (a slow page). */
+  readonly delays: Map<string, number>
   readonly hits: (path: string) => number
   readonly close: () => Promise<void>
 }
@@ -18,17 +20,20 @@ export const page = (title: string, body: string, links: ReadonlyArray<string> =
 export const startEditableSite = async (pages: Record<string, string>): Promise<EditableSite> => {
   const served = new Map(Object.entries(pages))
   const hits = new Map<string, number>()
+  const delays = new Map<string, number>()
   const listening = await listenOnLoopback(
     createServer((request, response) => {
       const path = new URL(request.url ?? "/", "http://site").pathname
       hits.set(path, (hits.get(path) ?? 0) + 1)
-      const body = served.get(path)
-      if (body === undefined) {
-        response.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not found</h1></body></html>")
-        return
-      }
-      response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body)
+      setTimeout(() => {
+        const body = served.get(path)
+        if (body === undefined) {
+          response.writeHead(404, { "content-type": "text/html" }).end("<html><body><h1>Not found</h1></body></html>")
+          return
+        }
+        response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body)
+      }, delays.get(path) ?? 0)
     }),
   )
-  return { url: listening.url, pages: served, hits: (path) => hits.get(path) ?? 0, close: listening.close }
+  return { url: listening.url, pages: served, delays, hits: (path) => hits.get(path) ?? 0, close: listening.close }
 }
