@@ -1,8 +1,8 @@
 /** The engine as the server's processes run it: every setting from the environment. */
 import * as Browser from "@webdata/browser"
-import { Engine, type EngineServices } from "@webdata/core"
+import { Engine, type EngineServices, type Mailer } from "@webdata/core"
 import * as Parse from "@webdata/parse"
-import { Effect, type Layer } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 import * as StoreFromEnvironment from "./StoreFromEnvironment.js"
 
 /** What a host other than the server decides (the Lambda functions): see `Engine.HostOptions`. */
@@ -12,16 +12,31 @@ export interface EnvironmentHostOptions extends Engine.HostOptions {
 }
 
 /**
+ * The SMTP mailer of monitors' emails when `WEBDATA_SMTP_URL` is set, else nothing (monitors then report their email
+ * `not_configured`). nodemailer is loaded only then, so that hosts without mail (Lambda) do not pay for it at start.
+ */
+const mailerFromEnvironment = Effect.gen(function* () {
+  const url = yield* Config.option(Config.string("WEBDATA_SMTP_URL"))
+  if (Option.isNone(url) || url.value.trim() === "") return Option.none<Layer.Layer<Mailer>>()
+  const SmtpMailer = yield* Effect.promise(() => import("./SmtpMailer.js"))
+  return yield* SmtpMailer.layerConfig
+}).pipe(Effect.orDie)
+
+/**
  * The engine configured from the environment (what `npm start`, `webdata serve` and the workers run): on the store
- * `WEBDATA_STORE` names, with the file parsers, the browser engine when a Chromium is found, and a worker unless
- * `WEBDATA_WORKER=0`.
+ * `WEBDATA_STORE` names, with the file parsers, the browser engine when a Chromium is found, a worker unless
+ * `WEBDATA_WORKER=0`, and the SMTP mailer when `WEBDATA_SMTP_URL` is set.
  */
 export const engineFromEnvironment = (host: EnvironmentHostOptions = {}): Layer.Layer<EngineServices> =>
-  Engine.layerConfig(
-    StoreFromEnvironment.layerConfig(undefined, host.defaultStore),
-    Effect.runSync(Browser.layerConfig()),
-    Effect.runSync(Parse.layerConfig()),
-    host,
+  Layer.unwrapEffect(
+    Effect.map(mailerFromEnvironment, (mailer) =>
+      Engine.layerConfig(
+        StoreFromEnvironment.layerConfig(undefined, host.defaultStore),
+        Effect.runSync(Browser.layerConfig()),
+        Effect.runSync(Parse.layerConfig()),
+        Option.match(mailer, { onNone: () => host, onSome: (layer) => ({ ...host, mailer: layer }) }),
+      ),
+    ),
   )
 
 /** What the server and the workers say at start-up about the engines `engineFromEnvironment()` has. */

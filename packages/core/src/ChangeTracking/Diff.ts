@@ -22,12 +22,15 @@ const CONTEXT_LINES = 3
  */
 export const DIFF_LIMITS = { maxEditLength: 2_000, timeoutMs: 500 } as const
 
-/** Lines of a text that ends with a line end (the texts are normalized, so they do not). */
-const linesOf = (text: string): Array<string> => (text === "" ? [] : text.split("\n"))
+/** A file's text as git stores it: every line, the last included, ends with a line end. */
+const asFile = (text: string): string => (text === "" || text.endsWith("\n") ? text : `${text}\n`)
 
-const replaceAll = (previous: string, current: string): StructuredPatch => {
-  const removed = linesOf(previous)
-  const added = linesOf(current)
+const linesOf = (file: string): Array<string> => (file === "" ? [] : file.slice(0, -1).split("\n"))
+
+/** One hunk that replaces every line of one file with every line of the other. */
+const replaceWhole = (before: string, after: string): StructuredPatch => {
+  const removed = linesOf(before)
+  const added = linesOf(after)
   return {
     oldFileName: OLD_NAME,
     newFileName: NEW_NAME,
@@ -45,18 +48,16 @@ const replaceAll = (previous: string, current: string): StructuredPatch => {
   }
 }
 
-/** A file's text as git stores it: every line, the last included, ends with a line end. */
-const asFile = (text: string): string => (text === "" ? "" : `${text}\n`)
-
-/** The unified diff of two texts with its parsed form; `undefined` when they are equal. */
+/** The unified diff of two texts with its parsed form; `undefined` when their lines are equal. */
 export const gitDiff = (previous: string, current: string): GitDiff | undefined => {
-  if (previous === current) return undefined
+  const [before, after] = [asFile(previous), asFile(current)]
+  if (before === after) return undefined
   const patch =
-    structuredPatch(OLD_NAME, NEW_NAME, asFile(previous), asFile(current), undefined, undefined, {
+    structuredPatch(OLD_NAME, NEW_NAME, before, after, undefined, undefined, {
       context: CONTEXT_LINES,
       maxEditLength: DIFF_LIMITS.maxEditLength,
       timeout: DIFF_LIMITS.timeoutMs,
-    }) ?? replaceAll(previous, current)
+    }) ?? replaceWhole(before, after)
   const text = formatPatch({ ...patch, isGit: true })
   return { text, json: { files: parseDiff(text) } }
 }

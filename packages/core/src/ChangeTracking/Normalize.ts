@@ -10,12 +10,14 @@
  * 3. Unicode NFC: a composed `é` and `e` + combining accent are the same text.
  * 4. Unusual spaces become a plain space: no-break space (U+00A0, `&nbsp;`), the typographic spaces U+2000–U+200A,
  *    narrow no-break space (U+202F), medium mathematical space (U+205F), ideographic space (U+3000) and tab.
- * 5. Runs of spaces inside a line become one space; a line's indentation is kept (it nests lists and code), and
- *    trailing spaces are removed (so a two-space hard break reads as a plain line end).
+ * 5. Runs of spaces inside a line become one space; a line's indentation is kept (it nests lists and code; a tab
+ *    in it is one space, as everywhere), and trailing spaces are removed (so a two-space hard break reads as a
+ *    plain line end).
  * 6. Tracking parameters are removed from URLs, in link targets `[text](url)` and bare `http(s)://` URLs: `utm_*`
  *    and `mtm_*`, and the click and campaign identifiers listed in `TRACKING_PARAMETERS` (fbclid, gclid, msclkid,
- *    mc_eid, _hsenc, …), names compared without case. The rest of the URL is kept exactly, parameter order
- *    included; a URL left with no parameter loses its `?`; punctuation after a bare URL (`.`, `,`, `!`…) stays.
+ *    mc_eid, _hsenc, …); names are compared without case and without markdown escapes (`utm\_source` in text). The
+ *    rest of the URL is kept exactly, parameter order included; a URL left with no parameter loses its `?`;
+ *    punctuation after a bare URL (`.`, `,`, `!`…) stays.
  * 7. Markdown style, outside fenced code: `*` and `+` bullets become `-`, and `__strong__` becomes `**strong**`
  *    (not on a line with a code span, whose underscores are code). The scrape pipeline always writes `-` and `**`;
  *    this is for markdown served as is (`text/markdown` pages).
@@ -81,7 +83,8 @@ const TRACKING_PARAMETERS = new Set([
 
 const isTracking = (parameter: string): boolean => {
   const equals = parameter.indexOf("=")
-  const name = (equals === -1 ? parameter : parameter.slice(0, equals)).toLowerCase()
+  // A URL in the page's text has its underscores escaped by the markdown writer (`utm\_source`).
+  const name = (equals === -1 ? parameter : parameter.slice(0, equals)).replaceAll("\\", "").toLowerCase()
   return name.startsWith("utm_") || name.startsWith("mtm_") || TRACKING_PARAMETERS.has(name)
 }
 
@@ -155,11 +158,12 @@ export const normalizeMarkdown = (markdown: string): string =>
 
 /**
  * Bounds on a caller's ignore patterns. Matching is linear in the text, but its cost per character grows with the
- * compiled program (about 20 ns per instruction and character in the worst case, measured with re2js); a page's text
- * is much longer than a URL, so the bounds are tighter than `includePaths`': in the worst case the whole budget
- * costs about 2 s on 50 KB of markdown. Ordinary patterns (a date, a counter) compile to 10–50 instructions.
+ * compiled program: up to ~30 ns per instruction and character (re2js, when the fast DFA test finds a match and the
+ * matcher must locate it). A page's text is much longer than a URL, hence tighter bounds than `includePaths`': the
+ * whole budget costs at most about 1 s on 50 KB of markdown. Ordinary patterns (a date, a counter) compile to 10–50
+ * instructions; counted repetitions (`.{0,100}`) are what grow a program.
  */
-export const IGNORE_LIMITS = { count: 50, length: 500, programSize: 500, totalProgramSize: 2_000 } as const
+export const IGNORE_LIMITS = { count: 50, length: 500, programSize: 300, totalProgramSize: 1_000 } as const
 
 export type CompiledIgnore =
   | { readonly ok: true; readonly apply: (text: string) => string }

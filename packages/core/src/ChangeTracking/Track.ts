@@ -35,6 +35,17 @@ export interface TrackOptions {
   readonly now: number
 }
 
+/**
+ * The text a page is compared by: its markdown, normalized, under its title, since the main content leaves out a
+ * headline that repeats the title (it lives in `metadata.title`), and a rewritten headline is a change.
+ */
+export const comparedText = (title: string | ReadonlyArray<string> | undefined, markdown: string): string => {
+  const text = normalizeMarkdown(markdown)
+  const heading = normalizeMarkdown(`# ${(typeof title === "string" ? title : title?.[0]) ?? ""}`)
+  // A page whose markdown opens with its title already says it (one line either way, so the diff stays quiet).
+  return heading === "#" || text.split("\n", 1)[0] === heading ? text : `${heading}\n\n${text}`
+}
+
 const isGone = (status: number) => status === 404 || status === 410
 
 const hasMode = (request: ChangeTrackingRequest, mode: "git-diff" | "json") => (request.modes ?? []).includes(mode)
@@ -72,7 +83,7 @@ export const trackChanges = (
 ): Effect.Effect<Tracked, StoreError> =>
   Effect.gen(function* () {
     const current: Snapshot = {
-      markdown: normalizeMarkdown(document.markdown ?? ""),
+      markdown: comparedText(document.metadata.title, document.markdown ?? ""),
       ...(hasMode(request, "json") && document.json !== undefined ? { json: document.json } : {}),
       at: options.now,
       scrapeId: document.metadata.scrapeId ?? "",

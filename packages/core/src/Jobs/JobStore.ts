@@ -501,7 +501,11 @@ export interface JobStoreShape {
   /** The records that match `query`, newest first (`createdAt`, then `id`, both descending). */
   readonly listRecords: (query: RecordQuery) => Effect.Effect<ReadonlyArray<StoredRecord>, StoreError>
   /** Up to `limit` records of `kind` with `dueAt <= now`, earliest `dueAt` first. */
-  readonly dueRecords: (kind: string, now: number, limit: number) => Effect.Effect<ReadonlyArray<StoredRecord>, StoreError>
+  readonly dueRecords: (
+    kind: string,
+    now: number,
+    limit: number,
+  ) => Effect.Effect<ReadonlyArray<StoredRecord>, StoreError>
   /**
    * Deletes the record `kind`/`id` (whatever its version) and every record, of any kind, whose `parent` is `id`.
    * Returns how many records were deleted.

@@ -448,7 +448,9 @@ export const make = Effect.gen(function* () {
     return finished
   })
 
-  return MonitorChecks.of({ startDue, finishDue, runNow, finish })
+  // A check's end is recorded and announced whole: the task whose commit ended the job is interrupted by its worker
+  // soon after (the job is no longer running), and an email cut short would be lost.
+  return MonitorChecks.of({ startDue, finishDue, runNow, finish: (job) => Effect.uninterruptible(finish(job)) })
 })
 
 export const layer: Layer.Layer<MonitorChecks, never, JobStore | WorkQueue | Webhooks> = Layer.effect(

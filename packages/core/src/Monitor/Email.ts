@@ -49,9 +49,10 @@ export const MAX_LISTED_PAGES = 200
 /** Characters of one page's diff, and of all diffs of an email together. */
 export const MAX_PAGE_DIFF_CHARS = 20_000
 export const MAX_TOTAL_DIFF_CHARS = 200_000
-/** Characters of a name in the subject, and of an error or a judgment's reason. */
+/** Characters of a name in the subject, of an error or a judgment's reason, and of a URL shown. */
 const MAX_SUBJECT_NAME_CHARS = 100
 const MAX_NOTE_CHARS = 1_000
+const MAX_URL_CHARS = 2_000
 
 const SECTIONS: ReadonlyArray<{ readonly status: Exclude<PageStatus, "same">; readonly title: string }> = [
   { status: "changed", title: "Changed" },
@@ -167,7 +168,7 @@ const renderText = (input: CheckEmailInput, sections: ReturnType<typeof sections
   for (const section of sections) {
     out.push("", `${section.title}:`)
     for (const { page, note, diff } of section.shown) {
-      out.push(`- ${page.url}`)
+      out.push(`- ${clip(oneLine(page.url), MAX_URL_CHARS)}`)
       if (note !== undefined) out.push(`  ${note}`)
       if (diff === null) out.push(`  ${SPENT}`)
       else if (diff !== undefined) {
@@ -184,10 +185,11 @@ const renderText = (input: CheckEmailInput, sections: ReturnType<typeof sections
 
 const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 
-/** A link for http(s) URLs only: a page's URL is not to be trusted with another scheme (`javascript:`). */
+/** A link for whole http(s) URLs only: a page's URL is not to be trusted with another scheme (`javascript:`). */
 const link = (url: string): string => {
-  const safe = /^https?:\/\//i.test(url)
-  return safe ? `<a href="${escapeHtml(url)}" style="color:#0b57d0">${escapeHtml(url)}</a>` : escapeHtml(url)
+  const shown = escapeHtml(clip(url, MAX_URL_CHARS))
+  const safe = /^https?:\/\//i.test(url) && url.length <= MAX_URL_CHARS
+  return safe ? `<a href="${escapeHtml(url)}" style="color:#0b57d0">${shown}</a>` : shown
 }
 
 // Inline styles only: mail clients drop style sheets.

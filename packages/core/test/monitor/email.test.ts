@@ -168,16 +168,16 @@ describe("size", () => {
   })
 
   it("bounds all diffs together, and the number of pages listed", () => {
-    const changed: Array<CheckEmailPage> = Array.from({ length: 1_000 }, (_, i) => ({
+    const changed: Array<CheckEmailPage> = Array.from({ length: 300 }, (_, i) => ({
       url: `https://big.example/${i}`,
       status: "changed",
-      diff: { text: bigDiff(1_000) },
+      diff: { text: bigDiff(300) },
     }))
     const { text, html } = renderCheckEmail(input(changed))
     expect(text.length).toBeLessThan(MAX_TOTAL_DIFF_CHARS * 1.5)
     expect(html.length).toBeLessThan(MAX_TOTAL_DIFF_CHARS * 4)
     expect(text).toContain("(diff not shown: this email's diffs reached their size limit)")
-    expect(text).toContain(`… and ${1_000 - MAX_LISTED_PAGES} more`)
+    expect(text).toContain(`… and ${300 - MAX_LISTED_PAGES} more`)
     expect(text).not.toContain("https://big.example/200\n")
   })
 
@@ -190,5 +190,12 @@ describe("size", () => {
     const { text } = renderCheckEmail(input([page]))
     expect(text).toContain("+zzz")
     expect(text.length).toBeLessThan(MAX_PAGE_DIFF_CHARS * 1.2)
+  })
+
+  it("cuts a very long URL, and does not link what it cut", () => {
+    const url = `https://big.example/${"p".repeat(10_000)}`
+    const { text, html } = renderCheckEmail(input([{ url, status: "new" }]))
+    expect(text.length).toBeLessThan(3_000)
+    expect(html).not.toContain(`href="${url.slice(0, 100)}`)
   })
 })
