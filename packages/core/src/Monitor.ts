@@ -19,7 +19,6 @@ import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { checkWebhookTarget } from "./Jobs/Webhooks.js"
 import { WorkQueue } from "./Jobs/WorkQueue.js"
-import { UrlGuard } from "./Net/UrlGuard.js"
 import { MonitorChecks, webhookSpecOf } from "./Monitor/Checks.js"
 import { asMonitor, getMonitor, type MonitorRecord, putMonitor, updateMonitor } from "./Monitor/MonitorStore.js"
 import {
@@ -34,6 +33,7 @@ import {
   type PageStatus,
 } from "./Monitor/Records.js"
 import { nextRun, parseSchedule } from "./Monitor/Schedule.js"
+import { UrlGuard } from "./Net/UrlGuard.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
 export type MonitorView = ReturnType<typeof monitorView>
@@ -137,7 +137,9 @@ export const make = Effect.gen(function* () {
 
   const owned = (id: string, owner: Owner) =>
     Effect.flatMap(getMonitor(store, id), (found) =>
-      Option.isSome(found) && found.value.record.owner === owner ? Effect.succeed(found.value) : Effect.fail(notFound()),
+      Option.isSome(found) && found.value.record.owner === owner
+        ? Effect.succeed(found.value)
+        : Effect.fail(notFound()),
     )
 
   const view = ({ record, state }: MonitorRecord) => monitorView(record, state)
@@ -295,7 +297,12 @@ export const make = Effect.gen(function* () {
       return { pages: found.slice(skip, skip + limit), more: found.length > skip + limit }
     })
 
-  const check = Effect.fn("Monitor.check")(function* (id: string, checkId: string, owner: Owner, page: CheckPagesPage = {}) {
+  const check = Effect.fn("Monitor.check")(function* (
+    id: string,
+    checkId: string,
+    owner: Owner,
+    page: CheckPagesPage = {},
+  ) {
     yield* owned(id, owner)
     const found = yield* store.getRecord(CHECK, checkId)
     if (Option.isNone(found) || found.value.parent !== id)

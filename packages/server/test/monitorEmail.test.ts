@@ -4,7 +4,7 @@ import { Effect, ManagedRuntime } from "effect"
 import { type ParsedMail, simpleParser } from "mailparser"
 import { SMTPServer } from "smtp-server"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { page, startEditableSite, type EditableSite } from "../../core/test/support/editableSite.js"
+import { type EditableSite, page, startEditableSite } from "../../core/test/support/editableSite.js"
 import * as SmtpMailer from "../src/SmtpMailer.js"
 
 const mails: Array<{ readonly to: ReadonlyArray<string>; readonly mail: ParsedMail }> = []

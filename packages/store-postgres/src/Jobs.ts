@@ -7,6 +7,7 @@ import {
   type JobStoreShape,
   type NewTask,
   newId,
+  StoreError,
   type TaskStatus,
 } from "@webdata/core/jobs"
 import { Array as Arr, Effect, Option } from "effect"
@@ -86,9 +87,10 @@ export const make = ({ sql, run, transaction, lockJob, notification, notify }: D
         const options = yield* encodeJson(input.options)
         const webhook = yield* encodeOptionalJson(input.webhook)
         const admitted = admissible(seeds, () => false, input.limit)
-        const id = newId()
+        const id = input.id ?? newId()
         return yield* transaction(
           Effect.gen(function* () {
+            // A caller's id that exists inserts nothing (after waiting for a concurrent insert of it to commit).
             const [row] = yield* sql<JobRow>`INSERT INTO jobs ${sql.insert({
               id,
               kind: input.kind,
@@ -109,9 +111,11 @@ export const make = ({ sql, run, transaction, lockJob, notification, notify }: D
               updated_at: input.createdAt,
               completed_at: admitted.length === 0 ? input.createdAt : null,
               expires_at: input.expiresAt,
-            })} RETURNING *`
+            })} ON CONFLICT (id) DO NOTHING RETURNING *`
+            if (row === undefined)
+              return yield* new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` })
             yield* insertTasks(id, admitted)
-            return yield* toJob(row!)
+            return yield* toJob(row)
           }),
         )
       }),

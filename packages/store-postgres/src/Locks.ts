@@ -15,9 +15,10 @@
  * - `expireLeases` skips locked tasks: each is being completed, leased again, cancelled or deleted, ending its lease.
  * - Purges run one at a time (the purge lock). A purge deletes the expired job rows first, which waits for the
  *   writers that hold them `FOR KEY SHARE` and keeps new writers out; then the jobs' tasks and other rows, which no
- *   writer can touch any more; stale gates with SKIP LOCKED.
- * - `passGates` inserts and locks its gate rows in key order. `cancelJob` and `failJob` change the open tasks of a
- *   job they are the only writer of; every other operation changes a single row, and waits for nothing else.
+ *   writer can touch any more; stale gates and expired records with SKIP LOCKED.
+ * - `passGates` inserts and locks its gate rows in key order. `deleteRecord` locks a record and its children in key
+ *   order; the purge skips records locked at that instant. `cancelJob` and `failJob` change the open tasks of a job
+ *   they are the only writer of; every other operation changes a single row, and waits for nothing else.
  *
  * Advisory locks are keyed by two 32-bit integers: the namespace (the schema and the lock's kind, so that deployments
  * sharing a database never contend) and the job. A hash collision only makes two jobs wait for each other.

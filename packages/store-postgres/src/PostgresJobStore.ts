@@ -25,6 +25,7 @@ import { loader } from "./migrations/index.js"
 import * as News from "./News.js"
 import * as Outbox from "./Outbox.js"
 import * as Purge from "./Purge.js"
+import * as Records from "./Records.js"
 import * as Results from "./Results.js"
 import * as SearchIndex from "./SearchIndex.js"
 
@@ -47,6 +48,7 @@ export const make = (schema: string): Effect.Effect<JobStoreShape, never, PgClie
       ...SearchIndex.make(db),
       ...Outbox.make(db),
       ...Gates.make(db),
+      ...Records.make(db),
       ...Purge.make(db),
       news: News.stream(pg, News.channel(schema)),
     }

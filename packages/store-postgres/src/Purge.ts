@@ -26,6 +26,11 @@ export const make = ({ sql, transaction, locks }: Db): Pick<JobStoreShape, "purg
         yield* sql`
           DELETE FROM gates WHERE key IN (SELECT key FROM gates WHERE opens_at <= ${now} FOR UPDATE SKIP LOCKED)`
         const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
+        // Records being written or deleted right now are skipped, like held gates: the next purge takes them.
+        const records = yield* changes(sql`
+          DELETE FROM records WHERE (kind, id) IN (
+            SELECT kind, id FROM records WHERE expires_at <= ${now} FOR UPDATE SKIP LOCKED
+          )`)
         const cache =
           options.cacheBefore === undefined
             ? 0
@@ -34,7 +39,7 @@ export const make = ({ sql, transaction, locks }: Db): Pick<JobStoreShape, "purg
           options.indexBefore === undefined
             ? 0
             : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
-        return { jobs: ids.length, tasks, documents, errors, scrapes, cache, indexed, deliveries }
+        return { jobs: ids.length, tasks, documents, errors, scrapes, cache, indexed, deliveries, records }
       }),
     ),
 })

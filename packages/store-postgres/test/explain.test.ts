@@ -1,7 +1,7 @@
 /**
  * The hot reads and claims stay index lookups at scale: a schema filled with a million tasks (most of them done),
- * many finished jobs, a job's hundred thousand documents and a deep outbox, then the store's own statements
- * EXPLAINed. A sequential scan of a big table in any of them would make the store O(n) in its history.
+ * many finished jobs, a job's hundred thousand documents, a deep outbox and many records, then the store's own
+ * statements EXPLAINed. A sequential scan of a big table in any of them would make the store O(n) in its history.
  */
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql/Statement"
@@ -11,6 +11,7 @@ import { describe, expect } from "vitest"
 import { newJob, tasks } from "../../core/test/jobs/conformance.js"
 import * as Leases from "../src/Leases.js"
 import * as Outbox from "../src/Outbox.js"
+import * as Records from "../src/Records.js"
 import * as Results from "../src/Results.js"
 import { rawLayer, scopedSchema, storeIn } from "./support.js"
 
@@ -34,7 +35,7 @@ const nodes = (plan: PlanNode, parent = ""): Array<PlanNode & { readonly parent:
 
 describe("PostgreSQL store at scale", () => {
   it.scopedLive(
-    "claims, pending work, document pages, job reads and outbox heads use indexes among a million tasks",
+    "claims, pending work, document pages, job reads, outbox heads and records use indexes among a million tasks",
     () =>
       Effect.gen(function* () {
         const schema = yield* scopedSchema
@@ -74,6 +75,13 @@ describe("PostgreSQL store at scale", () => {
             yield* sql`
           INSERT INTO deliveries (id, job_id, payload, created_at)
           SELECT 'd-' || i, 'job-' || (i % 50), '{}', ${T0} FROM generate_series(1, 100000) AS i`
+            // Twenty thousand monitors, each due at its own time, with nine checks each.
+            yield* sql`
+          INSERT INTO records (kind, id, owner, parent, label, due_at, value, version, created_at, updated_at)
+          SELECT CASE WHEN i % 10 = 0 THEN 'monitor' ELSE 'monitor-check' END, 'r-' || i, 'key-' || (i % 100),
+            CASE WHEN i % 10 <> 0 THEN 'r-' || (i - i % 10) END, 'done', CASE WHEN i % 10 = 0 THEN ${T0}::int8 + i END,
+            '{}', 1, ${T0}::int8 + i, ${T0}::int8 + i
+          FROM generate_series(1, 200000) AS i`
           }),
         )
         yield* inSchema(sql`ANALYZE`)
@@ -86,7 +94,7 @@ describe("PostgreSQL store at scale", () => {
             }>`EXPLAIN (FORMAT JSON) ${statement}`,
             (rows) => nodes(rows[0]!["QUERY PLAN"][0]!.Plan),
           )
-        const bigTables = new Set(["tasks", "documents", "jobs", "deliveries"])
+        const bigTables = new Set(["tasks", "documents", "jobs", "deliveries", "records"])
         const plans = yield* inSchema(
           Effect.all({
             candidates: explain(Leases.candidates(sql, T0, 8)),
@@ -97,6 +105,9 @@ describe("PostgreSQL store at scale", () => {
             documents: explain(Results.documentsPage(sql, big!.id, 50_000, 100)),
             job: explain(sql`SELECT * FROM jobs WHERE id = ${big!.id}`),
             deliveries: explain(Outbox.leaseHeads(sql, { worker: "w1", now: T0, leaseMs: 60_000, max: 10 })),
+            dueRecords: explain(Records.due(sql, "monitor", T0 + 1000, 10)),
+            children: explain(Records.listed(sql, { kind: "monitor-check", parent: "r-100", offset: 0, limit: 20 })),
+            ownRecords: explain(Records.listed(sql, { kind: "monitor", owner: "key-10", offset: 0, limit: 20 })),
           }),
         )
         // No scan of a whole big table or index: every scan of one looks up a range (`Index Cond`) or stops at a
@@ -118,6 +129,9 @@ describe("PostgreSQL store at scale", () => {
         expect(indexes("documents")).toContain("documents_pkey")
         expect(indexes("job")).toContain("jobs_pkey")
         expect(indexes("deliveries")).toContain("deliveries_job")
+        expect(indexes("dueRecords")).toContain("records_due")
+        expect(indexes("children")).toContain("records_parent")
+        expect(indexes("ownRecords")).toContain("records_owner")
 
         // And the store works on it: the claim takes the due tasks of the big job, not its history.
         const leased = yield* store.leaseTasks({ worker: "w1", now: T0 + 3000, leaseMs: 60_000, max: 4 })

@@ -45,6 +45,21 @@ export const layout = {
   indexOwner: "index:owner:",
   /** The summed length of each field over every page, for BM25's average lengths. */
   indexStats: "index:stats",
+  /**
+   * Records (`putRecord`): `record:<ref>`, a hash of the record's fields, where its ref is `<kind's byte length>:<kind>:
+   * <id>` (one string for the pair, whatever the kind holds). Sorted sets list them by `createdAt`: those of a kind
+   * (`records:kind:<kind>`, members ids), of a kind and owner (`records:owner:<ref of kind and owner>`,
+   * `records:keyless:<kind>` for a null owner, members ids) and a parent's children of every kind
+   * (`records:children:<parent>`, members refs); `records:due:<kind>` orders a kind's by `dueAt`, `records:expiry`
+   * every record with an `expiresAt` by it (members refs).
+   */
+  record: "record:",
+  recordsKind: "records:kind:",
+  recordsOwner: "records:owner:",
+  recordsKeyless: "records:keyless:",
+  recordsChildren: "records:children:",
+  recordsDue: "records:due:",
+  recordsExpiry: "records:expiry",
   /** The pub/sub channel of the `news`. */
   news: "news",
 } as const

@@ -11,6 +11,7 @@ import {
   type JobKind,
   type JobStatus,
   type StoredDocument,
+  type StoredRecord,
   type StoredScrape,
   StoreError,
   type Task,
@@ -191,3 +192,25 @@ export const toStoredScrape = (
           expiresAt: number(fields.expiresAt, "expiresAt"),
         },
   )
+
+/** A record's hash (none when empty). */
+export const toStoredRecord = (
+  fields: Readonly<Record<string, string>>,
+): Effect.Effect<StoredRecord | undefined, StoreError> =>
+  decoding("record", () => {
+    if (fields.id === undefined) return undefined
+    const { owner, parent, label, dueAt, expiresAt } = fields
+    return {
+      kind: text(fields.kind, "kind"),
+      id: fields.id,
+      owner: owner ?? null,
+      ...(parent !== undefined ? { parent } : {}),
+      ...(label !== undefined ? { label } : {}),
+      ...(dueAt !== undefined ? { dueAt: number(dueAt, "dueAt") } : {}),
+      value: JSON.parse(text(fields.value, "value")) as unknown,
+      version: number(fields.version, "version"),
+      createdAt: number(fields.createdAt, "createdAt"),
+      updatedAt: number(fields.updatedAt, "updatedAt"),
+      ...(expiresAt !== undefined ? { expiresAt: number(expiresAt, "expiresAt") } : {}),
+    }
+  })

@@ -36,14 +36,16 @@ import {
   toStoredScrape,
   toTask,
 } from "./Records.js"
-import { type Arg, command, type Reply, run, type Script } from "./Script.js"
+import { type Arg, asList, command, type Reply, run, type Script } from "./Script.js"
 import { pageTerms } from "./SearchTerms.js"
+import * as StoredRecords from "./StoredRecords.js"
 import * as gates from "./scripts/gates.js"
 import * as jobs from "./scripts/jobs.js"
 import * as kept from "./scripts/kept.js"
 import * as leases from "./scripts/leases.js"
 import * as outbox from "./scripts/outbox.js"
 import * as purge from "./scripts/purge.js"
+import * as records from "./scripts/records.js"
 import * as results from "./scripts/results.js"
 import * as searchIndex from "./scripts/searchIndex.js"
 
@@ -74,8 +76,6 @@ const leaseOf = (task: Task): ReadonlyArray<Arg> => [task.id, task.leaseOwner ??
 
 const jobOf = (reply: Reply): Effect.Effect<Option.Option<Job>, StoreError> =>
   Effect.map(toJob(fieldsOf(reply)), Option.fromNullable)
-
-const asList = (reply: Reply): ReadonlyArray<Reply> => (Array.isArray(reply) ? reply : [])
 
 /** The store on connected, subscribed `clients`, its keys under `prefix` (`layer` does both). */
 export const make = (clients: Connection.RedisClients, prefix: string): JobStoreShape => {
@@ -127,14 +127,16 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
           ...(input.delayMs !== undefined ? ["delayMs", input.delayMs] : []),
           ...(webhook !== undefined ? ["webhook", webhook] : []),
         ]
+        const id = input.id ?? newId()
         const reply = yield* exec(jobs.createJob, [
-          newId(),
+          id,
           input.createdAt,
           input.expiresAt,
           fields.length,
           ...fields,
           ...taskArgs(distinct(seeds, input.limit)),
         ])
+        if (reply === null) return yield* new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` })
         const job = yield* toJob(fieldsOf(reply))
         if (job === undefined)
           return yield* new StoreError({ reason: "QueryFailed", message: "Redis did not keep the job it created" })
@@ -368,6 +370,8 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
 
     holdGate: (gateKey, until) => Effect.map(exec(gates.holdGate, [gateKey, until]), (reply) => Number(reply)),
 
+    ...StoredRecords.make(exec),
+
     news: News.stream(clients.subscriber, prefix),
 
     purgeExpired: (now, options = {}) =>
@@ -376,13 +380,14 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
           now,
         ])
         const [scrapes = 0] = yield* purgeRecords("scrapes", "scrape", now)
+        const [recordCount = 0] = yield* drain(records.purgeExpiredRecords, [now])
         yield* exec(purge.purgeGates, [now])
         const { cacheBefore, indexBefore } = options
         // Exclusive: entries cached before `cacheBefore`.
         const [cache = 0] =
           cacheBefore === undefined ? [] : yield* purgeRecords("cacheTimes", "cache", `(${cacheBefore}`)
         const [indexed = 0] = indexBefore === undefined ? [] : yield* drain(purge.purgeIndex, [indexBefore])
-        return { jobs: jobCount, tasks, documents, errors, scrapes, cache, indexed, deliveries }
+        return { jobs: jobCount, tasks, documents, errors, scrapes, cache, indexed, deliveries, records: recordCount }
       }),
   }
   return store

@@ -26,6 +26,9 @@ export type Reply = string | number | null | ReadonlyArray<Reply>
 
 export type Arg = string | number
 
+/** A reply that should be an array (anything else reads as an empty one). */
+export const asList = (reply: Reply): ReadonlyArray<Reply> => (Array.isArray(reply) ? reply : [])
+
 /**
  * Whether a failure is Redis answering with an error (a script error, a wrong type) rather than Redis out of reach.
  * The error classes come from redis-errors through ioredis, so they are told apart by name.

@@ -99,11 +99,35 @@ describe("Redis store lifecycle", () => {
         cache: 0,
         indexed: 0,
         deliveries: 1,
+        records: 0,
       })
       expect(yield* ownKeys(prefix)).toEqual([])
       // Of the shared keys only the lease turn counter is left: the indexes emptied with the job.
       const left = yield* withRedis((redis) => keysOf(redis, prefix))
       expect(left).toEqual([prefix + layout.turn])
+    }),
+  )
+
+  it.scopedLive("records leave no key behind once deleted or purged", () =>
+    Effect.gen(function* () {
+      const prefix = uniquePrefix()
+      yield* cleanUp(prefix)
+      const store = yield* openStore(prefix)
+      const write = { kind: "monitor", owner: "key-a", value: {}, now: 1 }
+      yield* store.putRecord({ ...write, id: "m1", dueAt: 5, expiresAt: 10 })
+      yield* store.putRecord({ ...write, id: "m2", owner: null })
+      yield* store.putRecord({ ...write, kind: "monitor-check", id: "c1", parent: "m2", label: "done", expiresAt: 10 })
+      yield* store.putRecord({ ...write, kind: "snapshot", id: "s1", parent: "m2" })
+      // Rewritten with other fields: the entries of the old ones go.
+      yield* store.putRecord({ ...write, id: "m1", owner: "key-b", parent: "p", now: 2 })
+      expect(yield* store.deleteRecord("monitor", "m2")).toBe(3)
+      expect((yield* store.purgeExpired(10)).records).toBe(0)
+      expect(yield* store.deleteRecord("monitor", "m1")).toBe(1)
+      expect(yield* withRedis((redis) => keysOf(redis, prefix))).toEqual([])
+
+      yield* store.putRecord({ ...write, id: "m3", dueAt: 5, parent: "p", expiresAt: 10 })
+      expect((yield* store.purgeExpired(10)).records).toBe(1)
+      expect(yield* withRedis((redis) => keysOf(redis, prefix))).toEqual([])
     }),
   )
 

@@ -37,6 +37,7 @@ import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Stream }
 import { matchExpression } from "./Fts.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
+import * as Records from "./Records.js"
 import {
   type CacheRow,
   type DocumentRow,
@@ -181,10 +182,12 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       Effect.gen(function* () {
         const options = yield* encodeJson(input.options)
         const webhook = yield* encodeOptionalJson(input.webhook)
-        const id = newId()
+        const id = input.id ?? newId()
         const admitted = admissible(seeds, () => false, input.limit)
         return yield* write(
           Effect.gen(function* () {
+            if (input.id !== undefined && Option.isSome(yield* jobRow(id)))
+              return yield* new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` })
             yield* sql`INSERT INTO jobs ${sql.insert({
               id,
               kind: input.kind,
@@ -682,6 +685,8 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
         ),
       ),
 
+    ...Records.make(sql, orStoreError),
+
     // Processes sharing the file learn of each other's work by polling.
     news: Stream.never,
 
@@ -697,6 +702,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
           yield* sql`DELETE FROM gates WHERE opens_at <= ${now}`
           const jobs = yield* changes(sql`DELETE FROM jobs WHERE expires_at <= ${now}`)
           const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
+          const records = yield* changes(sql`DELETE FROM records WHERE expires_at <= ${now}`)
           const cache =
             options.cacheBefore === undefined
               ? 0
@@ -705,7 +711,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
             options.indexBefore === undefined
               ? 0
               : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
-          return { jobs, tasks, documents, errors, scrapes, cache, indexed, deliveries }
+          return { jobs, tasks, documents, errors, scrapes, cache, indexed, deliveries, records }
         }),
       ),
   }

@@ -85,7 +85,8 @@ describe("SQLite store", () => {
           })
           yield* store.enqueueDelivery({ jobId: job.id, payload: { event: "started" }, createdAt: T0 })
           yield* store.holdGate("host example.test", T0 + 60_000)
-          return { job: Option.getOrThrow(yield* store.getJob(job.id)), inFlight: b! }
+          const monitor = yield* store.putRecord({ kind: "monitor", id: "m1", owner: null, value: { n: 1 }, now: T0 })
+          return { job: Option.getOrThrow(yield* store.getJob(job.id)), inFlight: b!, monitor }
         }),
       )
       expect(before.job).toMatchObject({ total: 4, completed: 1 })
@@ -99,6 +100,7 @@ describe("SQLite store", () => {
           expect((yield* store.errors(before.job.id)).robotsBlocked).toEqual(["https://example.test/private"])
           expect(Option.getOrThrow(yield* store.getScrape("s-1")).document).toEqual({ markdown: "# s" })
           expect(Option.getOrThrow(yield* store.cacheGet("https://example.test/")).body).toBe("<p>cached</p>")
+          expect(yield* store.getRecord("monitor", "m1")).toEqual(before.monitor)
           // A webhook delivery queued before the restart is sent after it; the host's back-off still holds.
           const [queued] = yield* store.leaseDeliveries({ worker: "w2", now: T0 + 1, leaseMs: 1000, max: 10 })
           expect(queued?.payload).toEqual({ event: "started" })
@@ -122,7 +124,7 @@ describe("SQLite store", () => {
         ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5])
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6])
     }),
   )
 

@@ -48,7 +48,9 @@ export type MonitorWebhook = typeof MonitorWebhook.Type
 
 const Email = Schema.String.pipe(
   Schema.maxLength(254),
-  Schema.filter((address) => /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(address) || `Invalid email address: ${address}`),
+  Schema.filter(
+    (address) => /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/.test(address) || `Invalid email address: ${address}`,
+  ),
 )
 
 export const MonitorNotification = Schema.Struct({
@@ -116,12 +118,16 @@ export type MonitorTargetInput = typeof MonitorTarget.Encoded
 
 /** Without a model, changes are judged by these: meaningful when an added or removed line matches one. */
 export const JudgeRules = Schema.Struct({
-  keywords: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))).pipe(Schema.maxItems(100))),
+  keywords: Schema.optional(
+    Schema.Array(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))).pipe(Schema.maxItems(100)),
+  ),
   patterns: Schema.optional(
     Schema.Array(Schema.String).pipe(
       Schema.filter((patterns) => {
         const compiled = compilePatterns(patterns)
-        return Array.isArray(compiled) || `Invalid judge pattern ${JSON.stringify(compiled.invalid)}: ${compiled.message}`
+        return (
+          Array.isArray(compiled) || `Invalid judge pattern ${JSON.stringify(compiled.invalid)}: ${compiled.message}`
+        )
       }),
     ),
   ),

@@ -731,7 +731,10 @@ const monitorGroup = HttpApiGroup.make("monitor")
       .addSuccess(MonitorCheckDetailResponse)
       .addError(errorBody(404, "Unknown monitor or check"))
       .annotate(OpenApi.Summary, "A check with its pages: status, diff and judgment of each")
-      .annotate(OpenApi.Description, "Pages are paged with `skip` and `limit` (default 25); `next` is the following page's URL."),
+      .annotate(
+        OpenApi.Description,
+        "Pages are paged with `skip` and `limit` (default 25); `next` is the following page's URL.",
+      ),
   )
   .middleware(Authorization)
 

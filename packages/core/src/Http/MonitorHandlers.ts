@@ -10,7 +10,14 @@ import { callerOwner } from "./JobHandlers.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
-const CHECK_STATUSES: ReadonlyArray<CheckStatus> = ["queued", "running", "completed", "failed", "partial", "skipped_overlap"]
+const CHECK_STATUSES: ReadonlyArray<CheckStatus> = [
+  "queued",
+  "running",
+  "completed",
+  "failed",
+  "partial",
+  "skipped_overlap",
+]
 const PAGE_STATUSES: ReadonlyArray<PageStatus> = ["same", "new", "changed", "removed", "error"]
 
 /** A `status` filter among `allowed`, or a 400 naming them. */
@@ -38,18 +45,24 @@ export const MonitorHandlers = HttpApiBuilder.group(WebdataApi, "monitor", (hand
       )
       .handleRaw("monitorList", ({ urlParams }) =>
         respond(
-          Effect.map(Effect.flatMap(callerOwner, (owner) => monitors.list(owner, urlParams)), (data) => ({
-            success: true as const,
-            data,
-          })),
+          Effect.map(
+            Effect.flatMap(callerOwner, (owner) => monitors.list(owner, urlParams)),
+            (data) => ({
+              success: true as const,
+              data,
+            }),
+          ),
         ),
       )
       .handleRaw("monitorGet", ({ path }) =>
         respond(
-          Effect.map(Effect.flatMap(callerOwner, (owner) => monitors.get(path.id, owner)), (data) => ({
-            success: true as const,
-            data,
-          })),
+          Effect.map(
+            Effect.flatMap(callerOwner, (owner) => monitors.get(path.id, owner)),
+            (data) => ({
+              success: true as const,
+              data,
+            }),
+          ),
         ),
       )
       .handleRaw("monitorUpdate", ({ path, request }) =>
@@ -70,11 +83,14 @@ export const MonitorHandlers = HttpApiBuilder.group(WebdataApi, "monitor", (hand
       )
       .handleRaw("monitorRun", ({ path }) =>
         respond(
-          Effect.map(Effect.flatMap(callerOwner, (owner) => monitors.run(path.id, owner)), (data) => ({
-            success: true as const,
-            id: data.id,
-            data,
-          })),
+          Effect.map(
+            Effect.flatMap(callerOwner, (owner) => monitors.run(path.id, owner)),
+            (data) => ({
+              success: true as const,
+              id: data.id,
+              data,
+            }),
+          ),
         ),
       )
       .handleRaw("monitorChecks", ({ path, urlParams }) =>

@@ -23,9 +23,9 @@ import type { LlmError, RequestError, ScrapeError } from "../Errors.js"
 import { EXTRACT_TIMED_OUT, readExtract } from "../Extract/ExtractResult.js"
 import { pageRecord, pageScrapeOptions, pageTask, taskKind } from "../Extract/ExtractTasks.js"
 import { MapService } from "../Map.js"
-import { pageTask as monitorPageTask, targetOfTask } from "../Monitor/CheckTasks.js"
 import { CheckSteps, errorPage, scrapeOptionsOf, seenPage } from "../Monitor/CheckSteps.js"
 import { MonitorChecks } from "../Monitor/Checks.js"
+import { pageTask as monitorPageTask, targetOfTask } from "../Monitor/CheckTasks.js"
 import type { CheckPage } from "../Monitor/Records.js"
 import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
@@ -208,7 +208,8 @@ export const make = Effect.gen(function* () {
     if (!result.recorded) return
     // A check announces its pages to the monitor's webhook, and its end is recorded once its last page is.
     if (context.spec.kind === "monitor") {
-      if (outcome.document !== undefined) yield* checkSteps.announce(context.job, context.spec, outcome.document as CheckPage)
+      if (outcome.document !== undefined)
+        yield* checkSteps.announce(context.job, context.spec, outcome.document as CheckPage)
       if (result.finished && Option.isSome(result.job)) yield* checks.finish(result.job.value)
       return
     }
@@ -347,8 +348,7 @@ export const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const task = yield* Ref.get(lease)
       const target = context.spec.kind === "monitor" ? targetOfTask(context.spec, task) : undefined
-      const outcome =
-        target !== undefined ? { document: errorPage(task, target, error) } : { error }
+      const outcome = target !== undefined ? { document: errorPage(task, target, error) } : { error }
       yield* complete(context, lease, { now: Date.now(), ...outcome, discovered: [], robotsBlocked: [] })
     })
 

@@ -105,8 +105,7 @@ export const purge = (settings: Pick<Required<WorkerOptions>, "cacheTtlMs" | "se
 /** A worker running for the lifetime of the layer. */
 export const layer = (
   options: WorkerOptions = {},
-): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal | MonitorChecks> =>
-  Layer.scopedDiscard(run(options))
+): Layer.Layer<never, never, JobStore | TaskRunner | WorkSignal | MonitorChecks> => Layer.scopedDiscard(run(options))
 
 /**
  * The worker's settings from `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_WORKER_LEASE_SECONDS`, `WEBDATA_CACHE_TTL_HOURS`

@@ -50,31 +50,25 @@ export const seenTask = (index: number, url: string): NewTask => ({
   host: SEARCH_HOST,
 })
 
-/** The seeds of a check: each scrape target's URLs, each crawl target's start, each search target's queries. */
-export const seedTasks = (spec: MonitorSpec): ReadonlyArray<NewTask> =>
-  spec.targets.flatMap((target, index) => {
-    switch (target.type) {
-      case "scrape":
-        return target.urls.map((url) => pageTask(index, target, url, 0))
-      case "crawl":
-        return [pageTask(index, target, target.url, 0)]
-      case "search":
-        return [{ url: `search:${index}`, key: `${index} search`, depth: 0, host: SEARCH_HOST }]
-    }
-  })
+const seedsOf = (target: MonitorTarget, index: number): ReadonlyArray<NewTask> => {
+  if (target.type === "scrape") return target.urls.map((url) => pageTask(index, target, url, 0))
+  if (target.type === "crawl") return [pageTask(index, target, target.url, 0)]
+  return [{ url: `search:${index}`, key: `${index} search`, depth: 0, host: SEARCH_HOST }]
+}
 
-/** Tasks a check may hold at most: each target's pages (a search: its query task and its results). */
-export const taskLimit = (spec: MonitorSpec): number =>
-  spec.targets.reduce((sum, target) => {
-    switch (target.type) {
-      case "scrape":
-        return sum + target.urls.length
-      case "crawl":
-        return sum + crawlLimit(target.crawlOptions)
-      case "search":
-        return sum + 1 + (target.maxResults ?? DEFAULT_SEARCH_RESULTS)
-    }
-  }, 0)
+/** The seeds of a check: each scrape target's URLs, each crawl target's start, each search target's queries. */
+export const seedTasks = (spec: MonitorSpec): ReadonlyArray<NewTask> => spec.targets.flatMap(seedsOf)
+
+/** Tasks a target may have at most: its pages (a search: its query task and its results). */
+const limitOf = (target: MonitorTarget): number =>
+  target.type === "scrape"
+    ? target.urls.length
+    : target.type === "crawl"
+      ? crawlLimit(target.crawlOptions)
+      : 1 + (target.maxResults ?? DEFAULT_SEARCH_RESULTS)
+
+/** Tasks a check may hold at most. */
+export const taskLimit = (spec: MonitorSpec): number => spec.targets.reduce((sum, target) => sum + limitOf(target), 0)
 
 export const crawlLimit = (options: MonitorCrawlOptions | undefined): number =>
   options?.limit ?? DEFAULT_MONITOR_CRAWL_LIMIT

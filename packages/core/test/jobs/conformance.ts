@@ -13,6 +13,9 @@ import {
   type JobStoreShape,
   type NewJob,
   type NewTask,
+  type RecordQuery,
+  type RecordWrite,
+  type StoredRecord,
   StoreScrapeCache,
   type Task,
 } from "../../src/Jobs/index.js"
@@ -162,6 +165,24 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
             const job = yield* store.createJob(newJob({ kind: "batch" }), [])
             expect(job).toMatchObject({ status: "completed", total: 0, completedAt: T0 })
             expect(yield* lease(store, "w1", T0, 10)).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("creates a job under the caller's id, once: a second job with that id fails and writes nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const id = "0190f3a0-0000-7000-8000-00000000c0de"
+            const job = yield* store.createJob(newJob({ id }), [task("/")])
+            expect(job).toMatchObject({ id, status: "scraping", total: 1 })
+            expect(yield* store.getJob(id)).toEqual(Option.some(job))
+            const error = yield* Effect.flip(
+              store.createJob(newJob({ id, owner: "key-b", createdAt: T0 + 1 }), [task("/other")]),
+            )
+            expect(error).toMatchObject({ _tag: "StoreError", reason: "InvalidData" })
+            expect(yield* store.getJob(id)).toEqual(Option.some(job))
+            expect((yield* store.listJobs({})).map((one) => one.id)).toEqual([id])
+            expect((yield* lease(store, "w1", T0, 10)).map((one) => one.url)).toEqual(["https://example.test/"])
           }),
         ),
       )
@@ -1016,6 +1037,305 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
       )
     })
 
+    describe("records", () => {
+      const record = (id: string, overrides: Partial<RecordWrite> = {}): RecordWrite => ({
+        kind: "monitor",
+        id,
+        owner: "key-a",
+        value: { url: `https://example.test/${id}` },
+        now: T0,
+        ...overrides,
+      })
+      const put = (store: JobStoreShape, id: string, overrides: Partial<RecordWrite> = {}) =>
+        store.putRecord(record(id, overrides))
+      const get = (store: JobStoreShape, id: string, kind = "monitor") =>
+        Effect.map(store.getRecord(kind, id), Option.getOrThrow)
+      const ids = (records: ReadonlyArray<StoredRecord>) => records.map((one) => one.id)
+
+      it.effect("putRecord creates a record, and a later write replaces every field but createdAt", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* store.getRecord("monitor", "m1")).toEqual(Option.none())
+            const first = yield* put(store, "m1", {
+              parent: "p1",
+              label: "active",
+              dueAt: T0 + 1000,
+              expiresAt: T0 + DAY,
+              value: { url: "https://example.test/", skip: undefined, nested: [true, null, "é", 1.5] },
+            })
+            const created: StoredRecord = {
+              kind: "monitor",
+              id: "m1",
+              owner: "key-a",
+              parent: "p1",
+              label: "active",
+              dueAt: T0 + 1000,
+              value: { url: "https://example.test/", nested: [true, null, "é", 1.5] },
+              version: 1,
+              createdAt: T0,
+              updatedAt: T0,
+              expiresAt: T0 + DAY,
+            }
+            expect(Option.getOrThrow(first)).toStrictEqual(created)
+            expect(yield* get(store, "m1")).toStrictEqual(created)
+
+            // The optional fields a write leaves out are gone, not kept from the record it replaces.
+            const replaced: StoredRecord = {
+              kind: "monitor",
+              id: "m1",
+              owner: null,
+              value: ["x", 2],
+              version: 2,
+              createdAt: T0,
+              updatedAt: T0 + 5,
+            }
+            expect(
+              Option.getOrThrow(yield* put(store, "m1", { owner: null, value: ["x", 2], now: T0 + 5 })),
+            ).toStrictEqual(replaced)
+            expect(yield* get(store, "m1")).toStrictEqual(replaced)
+            expect(yield* put(store, "m1", { value: null, now: T0 + 6 })).toEqual(
+              Option.some({ ...replaced, owner: "key-a", value: null, version: 3, updatedAt: T0 + 6 }),
+            )
+            expect((yield* get(store, "m1")).value).toBeNull()
+
+            // Ids are unique within a kind only.
+            expect(yield* put(store, "m1", { kind: "snapshot", value: "text", now: T0 + 7 })).toEqual(
+              Option.some({
+                kind: "snapshot",
+                id: "m1",
+                owner: "key-a",
+                value: "text",
+                version: 1,
+                createdAt: T0 + 7,
+                updatedAt: T0 + 7,
+              }),
+            )
+            expect((yield* get(store, "m1")).version).toBe(3)
+            expect(yield* store.getRecord("monitor-check", "m1")).toEqual(Option.none())
+            // Whatever the kind and id hold, the pair names one record.
+            yield* put(store, "c", { kind: "a:b", value: 1 })
+            expect(Option.getOrThrow(yield* put(store, "b:c", { kind: "a", value: 2 })).version).toBe(1)
+            expect((yield* get(store, "c", "a:b")).value).toBe(1)
+          }),
+        ),
+      )
+
+      it.effect("a write with expectedVersion happens only on that version, and otherwise writes nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            expect(yield* put(store, "m1", { expectedVersion: 1 })).toEqual(Option.none())
+            expect(yield* store.getRecord("monitor", "m1")).toEqual(Option.none())
+            const created = Option.getOrThrow(yield* put(store, "m1", { expectedVersion: 0, label: "a" }))
+            expect(created).toMatchObject({ version: 1, label: "a" })
+            // 0: only while the record does not exist.
+            expect(yield* put(store, "m1", { expectedVersion: 0, label: "b", now: T0 + 1 })).toEqual(Option.none())
+            expect(yield* get(store, "m1")).toStrictEqual(created)
+            const updated = Option.getOrThrow(yield* put(store, "m1", { expectedVersion: 1, label: "c", now: T0 + 2 }))
+            expect(updated).toMatchObject({ version: 2, label: "c", createdAt: T0, updatedAt: T0 + 2 })
+            // A writer that read version 1 lost the race: its write is refused.
+            expect(yield* put(store, "m1", { expectedVersion: 1, label: "d", now: T0 + 3 })).toEqual(Option.none())
+            expect(yield* put(store, "m1", { expectedVersion: 5, label: "d", now: T0 + 3 })).toEqual(Option.none())
+            expect(yield* get(store, "m1")).toStrictEqual(updated)
+            // No expectedVersion: written whatever is stored.
+            expect(yield* put(store, "m1", { label: "e", now: T0 + 4 })).toEqual(
+              Option.some({ ...updated, label: "e", version: 3, updatedAt: T0 + 4 }),
+            )
+          }),
+        ),
+      )
+
+      it.effect("of concurrent writes expecting the same version, exactly one is written", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const race = (expectedVersion: number) =>
+              Effect.all(
+                Array.from({ length: 8 }, (_, i) =>
+                  put(store, "m1", { expectedVersion, value: { writer: i }, now: T0 + expectedVersion }),
+                ),
+                { concurrency: "unbounded" },
+              )
+            for (const expectedVersion of [0, 1, 2]) {
+              const written = (yield* race(expectedVersion)).filter(Option.isSome).map((one) => one.value)
+              expect(written).toHaveLength(1)
+              expect(written[0]).toMatchObject({ version: expectedVersion + 1 })
+              expect(yield* get(store, "m1")).toStrictEqual(written[0])
+            }
+          }),
+        ),
+      )
+
+      it.effect("a value that is not JSON fails with InvalidData and writes nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const error = yield* Effect.flip(put(store, "m1", { value: { size: 10n } }))
+            expect(error).toMatchObject({ _tag: "StoreError", reason: "InvalidData" })
+            expect(yield* store.getRecord("monitor", "m1")).toEqual(Option.none())
+            const kept = Option.getOrThrow(yield* put(store, "m1"))
+            expect(yield* Effect.flip(put(store, "m1", { value: [10n], now: T0 + 1 }))).toMatchObject({
+              reason: "InvalidData",
+            })
+            expect(yield* get(store, "m1")).toStrictEqual(kept)
+          }),
+        ),
+      )
+
+      it.effect("listRecords filters by kind, owner, parent and label, newest first, in pages", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* put(store, "a", { now: T0 })
+            yield* put(store, "c", { owner: null, now: T0 + 1 })
+            // b and d are created at the same instant: the greater id comes first.
+            yield* put(store, "d", { owner: "key-b", now: T0 + 2 })
+            yield* put(store, "b", { now: T0 + 2 })
+            const check = (id: string, parent: string, label: string, now: number) =>
+              put(store, id, { kind: "monitor-check", parent, label, now })
+            yield* check("c1", "a", "done", T0 + 10)
+            yield* check("c2", "a", "failed", T0 + 11)
+            yield* check("c3", "b", "done", T0 + 12)
+            yield* check("c4", "a", "done", T0 + 13)
+            // A snapshot of monitor a: another kind, not listed with the checks.
+            yield* put(store, "s1", { kind: "snapshot", parent: "a", label: "done", now: T0 + 14 })
+
+            const list = (query: Partial<RecordQuery> = {}) =>
+              Effect.map(store.listRecords({ kind: "monitor", offset: 0, limit: 100, ...query }), ids)
+            expect(yield* list()).toEqual(["d", "b", "c", "a"])
+            expect(yield* list({ owner: "key-a" })).toEqual(["b", "a"])
+            expect(yield* list({ owner: null })).toEqual(["c"])
+            expect(yield* list({ owner: "key-c" })).toEqual([])
+            expect(yield* list({ offset: 1, limit: 2 })).toEqual(["b", "c"])
+            expect(yield* list({ offset: 3, limit: 2 })).toEqual(["a"])
+            expect(yield* list({ offset: 4 })).toEqual([])
+            expect(yield* list({ limit: 0 })).toEqual([])
+            expect(yield* list({ kind: "monitor-check" })).toEqual(["c4", "c3", "c2", "c1"])
+            expect(yield* list({ kind: "monitor-check", parent: "a" })).toEqual(["c4", "c2", "c1"])
+            expect(yield* list({ kind: "monitor-check", label: "done" })).toEqual(["c4", "c3", "c1"])
+            expect(yield* list({ kind: "monitor-check", parent: "a", label: "done" })).toEqual(["c4", "c1"])
+            expect(yield* list({ kind: "monitor-check", parent: "a", label: "done", offset: 1 })).toEqual(["c1"])
+            expect(yield* list({ kind: "monitor-check", parent: "a", owner: "key-a", limit: 2 })).toEqual(["c4", "c2"])
+            expect(yield* list({ kind: "monitor-check", parent: "a", owner: null })).toEqual([])
+            expect(yield* list({ kind: "monitor-check", parent: "b", label: "failed" })).toEqual([])
+            expect(yield* list({ kind: "snapshot", parent: "a" })).toEqual(["s1"])
+
+            // A rewrite keeps the record's place (its createdAt) and moves it between the lists its fields put it in.
+            yield* put(store, "a", { owner: "key-b", now: T0 + 100 })
+            yield* check("c4", "b", "failed", T0 + 101)
+            expect(yield* list()).toEqual(["d", "b", "c", "a"])
+            expect(yield* list({ owner: "key-a" })).toEqual(["b"])
+            expect(yield* list({ owner: "key-b" })).toEqual(["d", "a"])
+            expect(yield* list({ kind: "monitor-check", parent: "a" })).toEqual(["c2", "c1"])
+            expect(yield* list({ kind: "monitor-check", parent: "b", label: "failed" })).toEqual(["c4"])
+            const [listed] = yield* store.listRecords({ kind: "monitor", owner: "key-b", offset: 1, limit: 1 })
+            expect(listed).toStrictEqual(yield* get(store, "a"))
+          }),
+        ),
+      )
+
+      it.effect("dueRecords answers the records of a kind due at now, earliest first, never those without dueAt", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* put(store, "x", { dueAt: T0 + 300 })
+            yield* put(store, "y", { dueAt: T0 + 100 })
+            yield* put(store, "z", { dueAt: T0 + 200 })
+            yield* put(store, "w")
+            yield* put(store, "v", { kind: "monitor-check", dueAt: T0 })
+            const due = (now: number, limit = 10) => Effect.map(store.dueRecords("monitor", now, limit), ids)
+            expect(yield* due(T0 + 99)).toEqual([])
+            expect(yield* due(T0 + 200)).toEqual(["y", "z"])
+            expect(yield* due(T0 + 1000)).toEqual(["y", "z", "x"])
+            expect(yield* due(T0 + 1000, 2)).toEqual(["y", "z"])
+            expect(yield* due(T0 + 1000, 0)).toEqual([])
+            expect(yield* store.dueRecords("monitor-check", T0, 10)).toEqual([yield* get(store, "v", "monitor-check")])
+            const [first] = yield* store.dueRecords("monitor", T0 + 1000, 1)
+            expect(first).toStrictEqual(yield* get(store, "y"))
+
+            // Claimed for its next run: due later. Then paused: never due.
+            yield* put(store, "y", { dueAt: T0 + 500, now: T0 + 1, expectedVersion: 1 })
+            expect(yield* due(T0 + 1000)).toEqual(["z", "x", "y"])
+            yield* put(store, "z", { now: T0 + 2 })
+            expect(yield* due(T0 + 1000)).toEqual(["x", "y"])
+            // Equal due times: the smaller id first.
+            yield* put(store, "a", { dueAt: T0 + 300 })
+            expect(yield* due(T0 + 1000)).toEqual(["a", "x", "y"])
+          }),
+        ),
+      )
+
+      it.effect("deleteRecord deletes the record and every record of any kind whose parent it is", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* put(store, "m1", { dueAt: T0 })
+            yield* put(store, "m2", { dueAt: T0 })
+            yield* put(store, "c1", { kind: "monitor-check", parent: "m1" })
+            yield* put(store, "c2", { kind: "monitor-check", parent: "m1", expiresAt: T0 + 100 })
+            yield* put(store, "c3", { kind: "monitor-check", parent: "m2" })
+            yield* put(store, "s1", { kind: "snapshot", parent: "m1" })
+            // A grandchild is not a child: it stays.
+            yield* put(store, "g1", { kind: "snapshot", parent: "c1" })
+
+            expect(yield* store.deleteRecord("monitor", "m1")).toBe(4)
+            expect(yield* store.getRecord("monitor", "m1")).toEqual(Option.none())
+            expect(yield* store.getRecord("monitor-check", "c1")).toEqual(Option.none())
+            expect(yield* store.getRecord("monitor-check", "c2")).toEqual(Option.none())
+            expect(yield* store.getRecord("snapshot", "s1")).toEqual(Option.none())
+            const list = (kind: string, parent?: string) =>
+              Effect.map(
+                store.listRecords({ kind, ...(parent !== undefined ? { parent } : {}), offset: 0, limit: 10 }),
+                ids,
+              )
+            expect(yield* list("monitor")).toEqual(["m2"])
+            expect(yield* list("monitor-check")).toEqual(["c3"])
+            expect(yield* list("monitor-check", "m1")).toEqual([])
+            expect(yield* list("snapshot")).toEqual(["g1"])
+            expect(ids(yield* store.dueRecords("monitor", T0, 10))).toEqual(["m2"])
+            expect((yield* store.purgeExpired(T0 + 100)).records).toBe(0)
+
+            expect(yield* store.deleteRecord("monitor", "m1")).toBe(0)
+            expect(yield* store.deleteRecord("monitor", "unknown")).toBe(0)
+            // The id is free again: a new record, as from scratch.
+            expect(yield* put(store, "m1", { expectedVersion: 0, now: T0 + 5 })).toEqual(
+              Option.some({
+                kind: "monitor",
+                id: "m1",
+                owner: "key-a",
+                value: { url: "https://example.test/m1" },
+                version: 1,
+                createdAt: T0 + 5,
+                updatedAt: T0 + 5,
+              }),
+            )
+            expect(yield* store.deleteRecord("monitor-check", "c3")).toBe(1)
+            expect(yield* list("monitor-check")).toEqual([])
+          }),
+        ),
+      )
+
+      it.effect("purgeExpired deletes the records with expiresAt <= now", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* put(store, "gone", { expiresAt: T0 + 100, dueAt: T0, parent: "p" })
+            yield* put(store, "rewritten", { expiresAt: T0 + 100 })
+            yield* put(store, "later", { expiresAt: T0 + 101 })
+            yield* put(store, "kept")
+            // Rewritten without expiresAt: kept until deleted.
+            yield* put(store, "rewritten", { now: T0 + 1 })
+            expect((yield* store.purgeExpired(T0 + 99)).records).toBe(0)
+            expect((yield* store.purgeExpired(T0 + 100)).records).toBe(1)
+            expect(yield* store.getRecord("monitor", "gone")).toEqual(Option.none())
+            const listed = yield* store.listRecords({ kind: "monitor", offset: 0, limit: 10 })
+            expect(ids(listed).sort()).toEqual(["kept", "later", "rewritten"])
+            expect(yield* store.listRecords({ kind: "monitor", parent: "p", offset: 0, limit: 10 })).toEqual([])
+            expect(yield* store.dueRecords("monitor", T0 + 100, 10)).toEqual([])
+            expect((yield* store.purgeExpired(T0 + 100)).records).toBe(0)
+            expect((yield* store.purgeExpired(T0 + DAY)).records).toBe(1)
+            expect(ids(yield* store.listRecords({ kind: "monitor", offset: 0, limit: 10 })).sort()).toEqual([
+              "kept",
+              "rewritten",
+            ])
+          }),
+        ),
+      )
+    })
+
     describe("politeness gates", () => {
       const host = (spacingMs: number) => ({ key: "host example.test", spacingMs })
       const job = (spacingMs: number) => ({ key: "job j1", spacingMs })
@@ -1065,62 +1385,71 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
     })
 
     describe("expiry", () => {
-      it.effect("purgeExpired deletes expired jobs with all they hold, expired scrapes and old cache entries", () =>
-        withStore((store) =>
-          Effect.gen(function* () {
-            const old = yield* store.createJob(newJob({ expiresAt: T0 + 100 }), tasks(3))
-            const [a, b, c] = yield* lease(store, "w1", T0, 3)
-            yield* store.completeTask(a!, { ...done(), robotsBlocked: ["https://example.test/x"] })
-            yield* store.completeTask(b!, failure())
-            const kept = yield* store.createJob(newJob({ expiresAt: T0 + 1000 }), tasks(2))
-            yield* store.putScrape({ id: "gone", owner: null, document: {}, expiresAt: T0 + 100 })
-            yield* store.putScrape({ id: "kept", owner: null, document: {}, expiresAt: T0 + 101 })
-            const page = { url: "https://example.test/", statusCode: 200, contentType: undefined, body: "x" }
-            yield* store.cacheSet("old", { ...page, cachedAt: T0 - 10 })
-            yield* store.cacheSet("new", { ...page, cachedAt: T0 })
+      it.effect(
+        "purgeExpired deletes expired jobs with all they hold, expired scrapes and records, old cache entries",
+        () =>
+          withStore((store) =>
+            Effect.gen(function* () {
+              const old = yield* store.createJob(newJob({ expiresAt: T0 + 100 }), tasks(3))
+              const [a, b, c] = yield* lease(store, "w1", T0, 3)
+              yield* store.completeTask(a!, { ...done(), robotsBlocked: ["https://example.test/x"] })
+              yield* store.completeTask(b!, failure())
+              const kept = yield* store.createJob(newJob({ expiresAt: T0 + 1000 }), tasks(2))
+              yield* store.putScrape({ id: "gone", owner: null, document: {}, expiresAt: T0 + 100 })
+              yield* store.putScrape({ id: "kept", owner: null, document: {}, expiresAt: T0 + 101 })
+              const page = { url: "https://example.test/", statusCode: 200, contentType: undefined, body: "x" }
+              yield* store.cacheSet("old", { ...page, cachedAt: T0 - 10 })
+              yield* store.cacheSet("new", { ...page, cachedAt: T0 })
+              const monitor = { kind: "monitor", owner: null, value: {}, now: T0 }
+              yield* store.putRecord({ ...monitor, id: "gone", expiresAt: T0 + 100 })
+              yield* store.putRecord({ ...monitor, id: "kept", expiresAt: T0 + 101 })
 
-            expect(yield* store.purgeExpired(T0 + 99)).toEqual({
-              jobs: 0,
-              tasks: 0,
-              documents: 0,
-              errors: 0,
-              scrapes: 0,
-              cache: 0,
-              indexed: 0,
-              deliveries: 0,
-            })
-            yield* store.enqueueDelivery({ jobId: old.id, payload: { n: 1 }, createdAt: T0 })
-            yield* store.enqueueDelivery({ jobId: kept.id, payload: { n: 2 }, createdAt: T0 })
-            expect(yield* store.purgeExpired(T0 + 100, { cacheBefore: T0 })).toEqual({
-              jobs: 1,
-              tasks: 3,
-              documents: 1,
-              errors: 1,
-              scrapes: 1,
-              cache: 1,
-              indexed: 0,
-              deliveries: 1,
-            })
-            // The kept job's delivery is still there.
-            const waiting = yield* store.leaseDeliveries({ worker: "w1", now: T0 + 100, leaseMs: 1000, max: 10 })
-            expect(waiting.map((delivery) => delivery.payload)).toEqual([{ n: 2 }])
-            expect(yield* store.getJob(old.id)).toEqual(Option.none())
-            expect(yield* store.getTask(a!.id)).toEqual(Option.none())
-            expect(yield* store.countDocuments(old.id)).toBe(0)
-            expect(yield* store.errors(old.id)).toEqual({ errors: [], robotsBlocked: [] })
-            expect(Option.isSome(yield* store.getJob(kept.id))).toBe(true)
-            expect(yield* store.getScrape("gone")).toEqual(Option.none())
-            expect(Option.isSome(yield* store.getScrape("kept"))).toBe(true)
-            expect(yield* store.cacheGet("old")).toEqual(Option.none())
-            expect(Option.isSome(yield* store.cacheGet("new"))).toBe(true)
-            // The purged job's tasks are gone from the queue; the other job's are still there.
-            const leased = yield* lease(store, "w2", T0 + 200, 10)
-            expect(leased.map((t) => t.jobId)).toEqual([kept.id, kept.id])
-            // A worker finishing a task of a purged job learns it is gone.
-            const late = yield* store.completeTask(c!, done())
-            expect(late).toEqual({ recorded: false, finished: false, job: Option.none() })
-          }),
-        ),
+              expect(yield* store.purgeExpired(T0 + 99)).toEqual({
+                jobs: 0,
+                tasks: 0,
+                documents: 0,
+                errors: 0,
+                scrapes: 0,
+                cache: 0,
+                indexed: 0,
+                deliveries: 0,
+                records: 0,
+              })
+              yield* store.enqueueDelivery({ jobId: old.id, payload: { n: 1 }, createdAt: T0 })
+              yield* store.enqueueDelivery({ jobId: kept.id, payload: { n: 2 }, createdAt: T0 })
+              expect(yield* store.purgeExpired(T0 + 100, { cacheBefore: T0 })).toEqual({
+                jobs: 1,
+                tasks: 3,
+                documents: 1,
+                errors: 1,
+                scrapes: 1,
+                cache: 1,
+                indexed: 0,
+                deliveries: 1,
+                records: 1,
+              })
+              // The kept job's delivery is still there.
+              const waiting = yield* store.leaseDeliveries({ worker: "w1", now: T0 + 100, leaseMs: 1000, max: 10 })
+              expect(waiting.map((delivery) => delivery.payload)).toEqual([{ n: 2 }])
+              expect(yield* store.getJob(old.id)).toEqual(Option.none())
+              expect(yield* store.getTask(a!.id)).toEqual(Option.none())
+              expect(yield* store.countDocuments(old.id)).toBe(0)
+              expect(yield* store.errors(old.id)).toEqual({ errors: [], robotsBlocked: [] })
+              expect(Option.isSome(yield* store.getJob(kept.id))).toBe(true)
+              expect(yield* store.getScrape("gone")).toEqual(Option.none())
+              expect(Option.isSome(yield* store.getScrape("kept"))).toBe(true)
+              expect(yield* store.cacheGet("old")).toEqual(Option.none())
+              expect(Option.isSome(yield* store.cacheGet("new"))).toBe(true)
+              expect(yield* store.getRecord("monitor", "gone")).toEqual(Option.none())
+              expect(Option.isSome(yield* store.getRecord("monitor", "kept"))).toBe(true)
+              // The purged job's tasks are gone from the queue; the other job's are still there.
+              const leased = yield* lease(store, "w2", T0 + 200, 10)
+              expect(leased.map((t) => t.jobId)).toEqual([kept.id, kept.id])
+              // A worker finishing a task of a purged job learns it is gone.
+              const late = yield* store.completeTask(c!, done())
+              expect(late).toEqual({ recorded: false, finished: false, job: Option.none() })
+            }),
+          ),
       )
     })
 

@@ -7,8 +7,8 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Engine from "../../src/Engine.js"
 import type { LlmSettings } from "../../src/Llm/LlmConfig.js"
-import { Monitor } from "../../src/Monitor.js"
 import { judgeByRules } from "../../src/Monitor/Judge.js"
+import { Monitor } from "../../src/Monitor.js"
 import { type SearchHit, SearchProvider } from "../../src/Search/SearchProvider.js"
 import { page, startEditableSite } from "../support/editableSite.js"
 import { startFakeModel } from "../support/fakeModels.js"
@@ -24,7 +24,9 @@ type Runtime = ManagedRuntime.ManagedRuntime<Monitor, never>
 const runCheck = async (runtime: Runtime, id: string) => {
   const started = await runtime.runPromise(Effect.flatMap(Monitor, (service) => service.run(id, null)))
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
-    const { check } = await runtime.runPromise(Effect.flatMap(Monitor, (service) => service.check(id, started.id, null)))
+    const { check } = await runtime.runPromise(
+      Effect.flatMap(Monitor, (service) => service.check(id, started.id, null)),
+    )
     if (!["queued", "running"].includes(check.status)) return check
     await new Promise((resolve) => setTimeout(resolve, 30))
   }
@@ -71,15 +73,22 @@ describe("judging changes", () => {
 
   it("judges by keywords and patterns without a model", () => {
     const diff = "--- a/page\n+++ b/page\n@@ -1,2 +1,2 @@\n-Status: open\n+Status: closed\n Footer\n"
-    const judged = judgeByRules({ keywords: ["CLOSED"] }, { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null })
+    const judged = judgeByRules(
+      { keywords: ["CLOSED"] },
+      { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null },
+    )
     expect(judged).toMatchObject({ meaningful: true, meaningfulChanges: [{ type: "added", after: "Status: closed" }] })
     expect(
-      judgeByRules({ patterns: ["\\bv\\d+\\.\\d+"] }, { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null })
-        .meaningful,
+      judgeByRules(
+        { patterns: ["\\bv\\d+\\.\\d+"] },
+        { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null },
+      ).meaningful,
     ).toBe(false)
     expect(
-      judgeByRules({ patterns: ["Status: (open|closed)"] }, { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null })
-        .meaningfulChanges,
+      judgeByRules(
+        { patterns: ["Status: (open|closed)"] },
+        { goal: null, mode: "rules", url: "u", status: "changed", diff, owner: null },
+      ).meaningfulChanges,
     ).toHaveLength(2)
   })
 })
@@ -132,7 +141,10 @@ describe("search targets", () => {
     const refused = await runtime.runPromise(
       Effect.flip(
         Effect.flatMap(Monitor, (service) =>
-          service.create({ name: "x", schedule: { text: "daily" }, targets: [{ type: "search", queries: ["q"] }] }, null),
+          service.create(
+            { name: "x", schedule: { text: "daily" }, targets: [{ type: "search", queries: ["q"] }] },
+            null,
+          ),
         ),
       ),
     )

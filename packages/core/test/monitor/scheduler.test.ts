@@ -7,9 +7,9 @@
 import { Effect, ManagedRuntime, TestClock, TestContext } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Engine from "../../src/Engine.js"
+import { sweepMonitors } from "../../src/Monitor/Scheduler.js"
 import type { CheckView, MonitorView } from "../../src/Monitor.js"
 import { Monitor } from "../../src/Monitor.js"
-import { sweepMonitors } from "../../src/Monitor/Scheduler.js"
 import { page, startEditableSite } from "../support/editableSite.js"
 
 // The worker runs the checks' pages; the test's clock alone decides when checks start.
@@ -23,9 +23,7 @@ const MINUTE = 60_000
 
 /** The effect with the test clock set to `time`. */
 const at = <A, E>(time: number, effect: Effect.Effect<A, E, Monitor | Engine.EngineServices>) =>
-  runtime.runPromise(
-    Effect.zipRight(TestClock.setTime(time), effect).pipe(Effect.provide(TestContext.TestContext)),
-  )
+  runtime.runPromise(Effect.zipRight(TestClock.setTime(time), effect).pipe(Effect.provide(TestContext.TestContext)))
 
 const sweep = (time: number) => at(time, sweepMonitors)
 const monitors = <A, E>(use: (service: Monitor["Type"]) => Effect.Effect<A, E>) =>
@@ -72,10 +70,7 @@ describe("scheduled checks", () => {
                   type: "scrape",
                   urls: [`${site.url}/article`],
                   scrapeOptions: {
-                    formats: [
-                      "markdown",
-                      { type: "changeTracking", ignore: ["Updated \\d{4}-\\d{2}-\\d{2} [\\d:]+"] },
-                    ],
+                    formats: ["markdown", { type: "changeTracking", ignore: ["Updated \\d{4}-\\d{2}-\\d{2} [\\d:]+"] }],
                   },
                 },
                 { id: "docs", type: "crawl", url: `${site.url}/docs`, crawlOptions: { limit: 10, sitemap: "skip" } },
@@ -93,7 +88,11 @@ describe("scheduled checks", () => {
 
       await sweep(Date.parse("2026-11-26T10:30:00Z"))
       const [first] = await settled(id, 1)
-      expect(first).toMatchObject({ status: "completed", trigger: "scheduled", scheduledFor: "2026-11-26T10:30:00.000Z" })
+      expect(first).toMatchObject({
+        status: "completed",
+        trigger: "scheduled",
+        scheduledFor: "2026-11-26T10:30:00.000Z",
+      })
       expect(first?.summary).toEqual({ totalPages: 4, same: 0, changed: 0, new: 4, removed: 0, error: 0 })
 
       // Whitespace, a non-breaking space and the ignored timestamp change: nothing to report.
@@ -139,7 +138,12 @@ describe("scheduled checks", () => {
       await sweep(Date.parse("2026-11-26T22:00:00Z"))
       await sweep(Date.parse("2026-11-26T22:30:00Z"))
       const withSkip = await settled(id, 6)
-      expect(withSkip.map((check) => check.status).slice(0, 2).sort()).toEqual(["completed", "skipped_overlap"])
+      expect(
+        withSkip
+          .map((check) => check.status)
+          .slice(0, 2)
+          .sort(),
+      ).toEqual(["completed", "skipped_overlap"])
       site.delays.clear()
 
       // Paused: due times pass without a check.

@@ -5,7 +5,7 @@ import { queue } from "./queue.js"
 
 /**
  * ARGV: prefix, jobId, createdAt, expiresAt, field count n, n field/value entries (the caller's fields of the job),
- * then the seeds. Returns the job's hash.
+ * then the seeds. Returns the job's hash, or nil (nothing written) when a job with that id exists.
  */
 export const createJob = script(
   "createJob",
@@ -14,6 +14,7 @@ export const createJob = script(
   `
 local jobId, createdAt, expiresAt, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local jk = K.job .. jobId
+if redis.call('EXISTS', jk) == 1 then return false end
 local ttl = expiryFor(expiresAt)
 redis.call('HSET', jk, 'id', jobId, 'status', 'scraping', 'total', '0', 'completed', '0', 'failed', '0',
   'createdAt', createdAt, 'updatedAt', createdAt, 'expiresAt', expiresAt, 'seq', '0', 'docsFrom', '0', 'turn', '0',

@@ -5,6 +5,7 @@ import profiles from "./0002_profiles.js"
 import cachedFiles from "./0003_cached_files.js"
 import searchIndex from "./0004_search_index.js"
 import outboxAndGates from "./0005_outbox_and_gates.js"
+import records from "./0006_records.js"
 
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
@@ -12,4 +13,5 @@ export const loader = Migrator.fromRecord({
   "0003_cached_files": cachedFiles,
   "0004_search_index": searchIndex,
   "0005_outbox_and_gates": outboxAndGates,
+  "0006_records": records,
 })
