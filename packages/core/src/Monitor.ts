@@ -193,8 +193,10 @@ export const make = Effect.gen(function* () {
     const targets = request.targets !== undefined ? yield* targetsOf(request.targets) : undefined
     const now = yield* Clock.currentTimeMillis
     const change = (state: MonitorState): MonitorState => {
-      const { webhook: _webhook, judgeRules: _rules, ...rest } = state
+      const { webhook: _webhook, judgeRules: _rules, notification: _notification, ...rest } = state
       const webhook = request.webhook === undefined ? state.webhook : (request.webhook ?? undefined)
+      const notification =
+        request.notification === undefined ? state.notification : (request.notification ?? undefined)
       const judgeRules = request.judgeRules === undefined ? state.judgeRules : (request.judgeRules ?? undefined)
       const goal = request.goal !== undefined ? request.goal : state.goal
       const status = request.status ?? state.status
@@ -207,7 +209,7 @@ export const make = Effect.gen(function* () {
         schedule: nextSchedule,
         ...(targets !== undefined ? { targets } : {}),
         ...(webhook !== undefined ? { webhook } : {}),
-        ...(request.notification !== undefined ? { notification: request.notification } : {}),
+        ...(notification !== undefined ? { notification } : {}),
         ...(request.retentionDays !== undefined ? { retentionDays: request.retentionDays } : {}),
         goal,
         judgeEnabled:

@@ -159,7 +159,7 @@ export const MonitorUpdateRequest = Schema.Struct({
   name: Schema.optional(monitorFields.name),
   schedule: Schema.optional(MonitorScheduleInput),
   webhook: Schema.optional(Schema.NullOr(MonitorWebhook)),
-  notification: Schema.optional(MonitorNotification),
+  notification: Schema.optional(Schema.NullOr(MonitorNotification)),
   targets: Schema.optional(Targets),
   retentionDays: Schema.optional(Schema.Int.pipe(Schema.between(1, 365))),
   goal: Schema.optional(Goal),

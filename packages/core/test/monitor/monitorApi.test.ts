@@ -1,13 +1,20 @@
 /** Monitors through the web handler: a fixture site the test edits, checks run on demand, pages compared. */
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import * as Engine from "../../src/Engine.js"
 import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { JobStore } from "../../src/Jobs/JobStore.js"
+import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import { type EditableSite, page, startEditableSite } from "../support/editableSite.js"
 
+// The store is the test's too: it purges what has expired.
+const store = MemoryJobStore.make()
 const web = makeWebHandler(
-  Layer.merge(Engine.layer({ allowPrivateAddresses: true, worker: { pollMs: 20 } }), ServerConfig.layer()),
+  Layer.merge(
+    Engine.layer({ store: Layer.succeed(JobStore, store), allowPrivateAddresses: true, worker: { pollMs: 20 } }),
+    ServerConfig.layer(),
+  ),
 )
 afterAll(() => web.dispose())
 const open: Array<{ close: () => Promise<void> }> = []
@@ -74,5 +81,48 @@ describe("monitor API", () => {
     s.pages.delete("/news")
     const fourth = await check(id)
     expect(fourth.pages[0].status).toBe("removed")
+  })
+
+  it("prunes checks older than retentionDays with the store's expired records", async () => {
+    const s = await site({ "/": page("Home", "<p>Hi.</p>") })
+    const created = await call("POST", "/v2/monitor", {
+      name: "Short memory",
+      schedule: { text: "daily" },
+      retentionDays: 1,
+      targets: [{ type: "scrape", urls: [`${s.url}/`] }],
+    })
+    const id = created.body.data.id
+    const ended = await check(id)
+    expect((await call("GET", `/v2/monitor/${id}/checks`)).body.data).toHaveLength(1)
+    const purged = await Effect.runPromise(store.purgeExpired(Date.now() + 2 * 24 * 60 * 60_000))
+    expect(purged.records).toBeGreaterThanOrEqual(2) // the check and the page's snapshot
+    expect(purged.jobs).toBeGreaterThanOrEqual(1) // the check's job, with its pages
+    expect((await call("GET", `/v2/monitor/${id}/checks`)).body.data).toHaveLength(0)
+    expect((await call("GET", `/v2/monitor/${id}/checks/${ended.id}`)).status).toBe(404)
+    expect((await call("GET", `/v2/monitor/${id}`)).body.data.lastCheckSummary).toMatchObject({ new: 1 })
+  })
+
+  it("answers Firecrawl's errors: unknown monitor, bad body, a check already running", async () => {
+    const unknown = await call("GET", "/v2/monitor/01a21700-0000-7000-8000-000000000000")
+    expect(unknown).toMatchObject({ status: 404, body: { success: false, code: "NOT_FOUND" } })
+    const bad = await call("POST", "/v2/monitor", { name: "x", schedule: { text: "daily" }, targets: [] })
+    expect(bad.status).toBe(400)
+    const empty = await call("PATCH", "/v2/monitor/01a21700-0000-7000-8000-000000000000", {})
+    expect(empty.status).toBe(400)
+    const s = await site({ "/slow": page("Slow", "<p>Slow.</p>") })
+    s.delays.set("/slow", 500)
+    const created = await call("POST", "/v2/monitor", {
+      name: "Slow",
+      schedule: { text: "daily" },
+      targets: [{ type: "scrape", urls: [`${s.url}/slow`] }],
+    })
+    const id = created.body.data.id
+    expect((await call("POST", `/v2/monitor/${id}/run`)).status).toBe(200)
+    const again = await call("POST", `/v2/monitor/${id}/run`)
+    expect(again).toMatchObject({ status: 409, body: { success: false, code: "MONITOR_CHECK_RUNNING" } })
+    const wrongStatus = await call("GET", `/v2/monitor/${id}/checks?status=sideways`)
+    expect(wrongStatus.status).toBe(400)
+    expect((await call("DELETE", `/v2/monitor/${id}`)).body).toEqual({ success: true })
+    expect((await call("GET", `/v2/monitor/${id}`)).status).toBe(404)
   })
 })

@@ -8,9 +8,12 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as Engine from "../../src/Engine.js"
 import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { Webdata } from "../../src/Webdata.js"
 import { page, startEditableSite } from "../support/editableSite.js"
 
-const web = makeWebHandler(Layer.merge(Engine.layer({ allowPrivateAddresses: true, worker: false }), ServerConfig.layer()))
+const web = makeWebHandler(
+  Layer.merge(Engine.layer({ allowPrivateAddresses: true, worker: false }), ServerConfig.layer()),
+)
 const site = await startEditableSite({
   "/product": page("Widget", '<p>Price: <span itemprop="price">10</span> EUR.</p><p>In stock.</p>'),
 })
@@ -36,9 +39,16 @@ describe("the changeTracking format", () => {
     const formats = ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "a" }]
     const first = await scrape({ formats })
     expect(first.status, JSON.stringify(first.body)).toBe(200)
-    expect(first.body.data.changeTracking).toEqual({ previousScrapeAt: null, changeStatus: "new", visibility: "visible" })
+    expect(first.body.data.changeTracking).toEqual({
+      previousScrapeAt: null,
+      changeStatus: "new",
+      visibility: "visible",
+    })
     const second = await scrape({ formats })
-    expect(second.body.data.changeTracking).toMatchObject({ changeStatus: "same", previousScrapeAt: expect.any(String) })
+    expect(second.body.data.changeTracking).toMatchObject({
+      changeStatus: "same",
+      previousScrapeAt: expect.any(String),
+    })
     expect(second.body.data.changeTracking.diff).toBeUndefined()
     site.pages.set("/product", page("Widget", '<p>Price: <span itemprop="price">12</span> EUR.</p><p>In stock.</p>'))
     const third = await scrape({ formats })
@@ -108,5 +118,27 @@ describe("the changeTracking format", () => {
     const badPattern = await scrape({ formats: ["markdown", { type: "changeTracking", ignore: ["(unclosed"] }] })
     expect(badPattern.status).toBe(400)
     expect(JSON.stringify(badPattern.body.details)).toMatch(/Invalid ignore pattern/)
+  })
+
+  it("works in a batch scrape: each page compared with the previous batch's", async () => {
+    const webdata = new Webdata({ allowPrivateAddresses: true })
+    try {
+      const formats = ["markdown", { type: "changeTracking", modes: ["git-diff"], tag: "batch" }] as const
+      site.pages.set("/product", page("Widget", "<p>Version one.</p>"))
+      site.pages.set("/other", page("Other", "<p>Stays.</p>"))
+      const urls = [`${site.url}/product`, `${site.url}/other`]
+      const statuses = async () =>
+        Object.fromEntries(
+          (await webdata.batchScrape(urls, { formats: [...formats] })).data.map((document) => [
+            new URL(document.metadata.sourceURL).pathname,
+            document.changeTracking?.changeStatus,
+          ]),
+        )
+      expect(await statuses()).toEqual({ "/product": "new", "/other": "new" })
+      site.pages.set("/product", page("Widget", "<p>Version two.</p>"))
+      expect(await statuses()).toEqual({ "/product": "changed", "/other": "same" })
+    } finally {
+      await webdata.close()
+    }
   })
 })
