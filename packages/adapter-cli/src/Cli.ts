@@ -13,6 +13,7 @@ import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
 import { extractCommand } from "./commands/extract.js"
 import { mapCommand } from "./commands/map.js"
+import { monitorCommand } from "./commands/monitor.js"
 import { parseCommand } from "./commands/parse.js"
 import { scrapeCommand } from "./commands/scrape.js"
 import { searchCommand } from "./commands/search.js"
@@ -33,7 +34,7 @@ const tracked = <Name extends string, R, E, A>(command: Command.Command<Name, R,
 
 export const webdata = Command.make("webdata").pipe(
   Command.withDescription(
-    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, search the web, extract structured data, run an agent, serve the Firecrawl-compatible API",
+    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, search the web, extract structured data, run an agent, monitor pages for changes, serve the Firecrawl-compatible API",
   ),
   Command.withSubcommands([
     tracked(scrapeCommand),
@@ -44,6 +45,7 @@ export const webdata = Command.make("webdata").pipe(
     tracked(searchCommand),
     tracked(extractCommand),
     tracked(agentCommand),
+    tracked(monitorCommand),
     tracked(sessionCommand),
     tracked(serveCommand),
     tracked(workerCommand),

@@ -23,7 +23,8 @@ const untilEnded = <A extends { readonly status: RunStatus }, E>(read: Effect.Ef
     }
   })
 
-const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
+/** Text as one line: what the CLI prints of an error is one line. */
+export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
 const pretty = (value: unknown) => Console.log(JSON.stringify(value ?? null, null, 2))
 

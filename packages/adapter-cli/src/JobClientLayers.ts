@@ -27,6 +27,7 @@ import {
 } from "@webdata/core/engine"
 import { MemoryJobStore } from "@webdata/core/jobs"
 import { Chunk, Config, Effect, Layer, Option, Stream } from "effect"
+import { makeCall, skipOf } from "./ApiCall.js"
 import { CliFailure } from "./CliFailure.js"
 import {
   type AgentAnswer,
@@ -160,16 +161,6 @@ const startedBy = (answer: ApiAnswer): Effect.Effect<StartedJob, CliFailure> =>
       })
     : Effect.fail(new CliFailure("The server answered without a job id"))
 
-/**
- * `skip` of the status answer's `next` link. Only the cursor is taken from it: the link's host is the server's view
- * of itself, which behind a proxy may not be reachable from here.
- */
-const skipOf = (next: string | null | undefined, fallback: number): number | undefined => {
-  if (typeof next !== "string") return undefined
-  const skip = Number(new URL(next, "http://localhost").searchParams.get("skip") ?? Number.NaN)
-  return Number.isInteger(skip) && skip >= 0 ? skip : fallback
-}
-
 /** Remote mode: the v2 API of a webdata or Firecrawl server, statuses polled and paged through `next`. */
 export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.Layer<JobClient> =>
   Layer.effect(
@@ -177,34 +168,7 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
       const base = apiUrl.replace(/\/+$/, "")
-      /**
-       * A request's answer, or its error as the CLI's one line. A status read (`status: true`) takes `success: false`
-       * as an answer: an extract or agent run that failed says so that way, with its steps and warnings.
-       */
-      const call = (
-        request: HttpClientRequest.HttpClientRequest,
-        { status: isStatus = false } = {},
-      ): Effect.Effect<ApiAnswer, CliFailure> =>
-        (apiKey ? HttpClientRequest.bearerToken(request, apiKey) : request).pipe(
-          client.execute,
-          Effect.flatMap((response) =>
-            Effect.map(
-              Effect.orElseSucceed(response.json, () => ({})),
-              (body) => [response.status, body as ApiAnswer] as const,
-            ),
-          ),
-          Effect.scoped,
-          Effect.mapError(fail),
-          Effect.flatMap(([status, answer]) =>
-            status >= 400 || (answer.success === false && !isStatus)
-              ? Effect.fail(
-                  new CliFailure(
-                    `${answer.error ?? `The server answered ${status}`}${answer.code ? ` (${answer.code})` : ""}`,
-                  ),
-                )
-              : Effect.succeed(answer),
-          ),
-        )
+      const call = makeCall<ApiAnswer>(client, apiKey)
       const post = (
         path: string,
         body: Record<string, unknown>,

@@ -17,7 +17,7 @@ const toStderr = (console: Console.Console): Console.Console => ({
 })
 
 /** Builds `layer` with that console: fibers forked meanwhile keep it; the command's own console is left as it is. */
-const logsToStderr = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
+export const logsToStderr = <A, E, R>(layer: Layer.Layer<A, E, R>): Layer.Layer<A, E, R> =>
   Layer.locallyEffect(layer, (build) =>
     Effect.flatMap(Effect.console, (console) => Effect.withConsole(build, toStderr(console))),
   )

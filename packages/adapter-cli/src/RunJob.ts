@@ -60,7 +60,7 @@ const cancelOnCtrlC = (followed: Followed) =>
     `${nouns[followed.kind]} ${followed.id} cancelled`,
   )
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`
+export const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`
 
 export const runJob = (
   kind: JobKind,

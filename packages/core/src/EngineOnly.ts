@@ -14,6 +14,7 @@ export * as Decode from "./Domain/Decode.js"
 export type { ActionResults, Document } from "./Domain/Document.js"
 export { ExtractRequest } from "./Domain/ExtractRequest.js"
 export { decodeMapRequest } from "./Domain/MapRequest.js"
+export { MonitorCreateRequest, MonitorUpdateRequest } from "./Domain/MonitorRequest.js"
 export {
   decodeParseOptions,
   decodeParseOptionsValue,
@@ -35,6 +36,7 @@ export * from "./Llm/Llm.js"
 export * as LlmUsage from "./Llm/LlmUsage.js"
 export * as Map from "./Map.js"
 export * from "./Monitor/Mailer.js"
+export * as Monitor from "./Monitor.js"
 export * as UrlGuard from "./Net/UrlGuard.js"
 export { CONTENT_TYPES, type FileKind, PARSED_KINDS, sniffFile } from "./Parse/FileKind.js"
 export * from "./Parse/FileParser.js"
@@ -61,4 +63,19 @@ export {
   WebdataError,
   type WebdataOptions,
 } from "./Webdata.js"
+export {
+  checkEnded,
+  type MonitorCheck,
+  type MonitorCheckDetail,
+  type MonitorCheckOptions,
+  type MonitorCheckStatus,
+  type MonitorChecksOptions,
+  type MonitorInput,
+  type MonitorListOptions,
+  type MonitorPageStatus,
+  type MonitorUpdate,
+  type MonitorView,
+  type RunAndWaitOptions,
+  WebdataMonitors,
+} from "./WebdataMonitors.js"
 export { type ExecuteInput, type InteractOptions, WebdataSession } from "./WebdataSession.js"

@@ -195,8 +195,7 @@ export const make = Effect.gen(function* () {
     const change = (state: MonitorState): MonitorState => {
       const { webhook: _webhook, judgeRules: _rules, notification: _notification, ...rest } = state
       const webhook = request.webhook === undefined ? state.webhook : (request.webhook ?? undefined)
-      const notification =
-        request.notification === undefined ? state.notification : (request.notification ?? undefined)
+      const notification = request.notification === undefined ? state.notification : (request.notification ?? undefined)
       const judgeRules = request.judgeRules === undefined ? state.judgeRules : (request.judgeRules ?? undefined)
       const goal = request.goal !== undefined ? request.goal : state.goal
       const status = request.status ?? state.status

@@ -1,8 +1,8 @@
 /**
  * The Promise facade for apps that do not use Effect: `new Webdata(options).scrape(url, options)`, crawls, batch
- * scrapes and maps. It validates options exactly like the HTTP API and throws `WebdataError`s that carry Firecrawl's
- * error `code`. Jobs run on the engine's worker in this process (unless `worker: false`), in the store given by
- * `store` (in memory by default).
+ * scrapes, maps and monitors (`webdata.monitors`). It validates options exactly like the HTTP API and throws
+ * `WebdataError`s that carry Firecrawl's error `code`. Jobs run on the engine's worker in this process (unless
+ * `worker: false`), in the store given by `store` (in memory by default).
  */
 import { readFile } from "node:fs/promises"
 import { basename } from "node:path"
@@ -33,6 +33,7 @@ import { type MapResult, MapService } from "./Map.js"
 import { Parse } from "./Parse.js"
 import { Scrape } from "./Scrape.js"
 import { Search, type SearchOutcome } from "./Search.js"
+import { WebdataMonitors } from "./WebdataMonitors.js"
 import { type InteractOptions, type Runner, WebdataSession } from "./WebdataSession.js"
 
 /** A failed engine call: `code` is the API's error code (`SCRAPE_TIMEOUT`, `BAD_REQUEST`, ...). */
@@ -137,6 +138,8 @@ const bytesOf = async (
 
 export class Webdata {
   readonly #runtime: ManagedRuntime.ManagedRuntime<Engine.EngineServices, never>
+  /** Monitors: targets checked on a schedule, each check saying what changed (`create`, `runAndWait`, `check`, ...). */
+  readonly monitors: WebdataMonitors
 
   constructor(options: WebdataOptions = {}) {
     const { browser = "auto", parser = "auto", ...engine } = options
@@ -147,6 +150,7 @@ export class Webdata {
         ...(parser !== false ? { parser } : {}),
       }),
     )
+    this.monitors = new WebdataMonitors((effect) => this.#run(effect))
   }
 
   async #run<A>(effect: Effect.Effect<A, EngineError | StoreError, Engine.EngineServices>): Promise<A> {
