@@ -1,38 +1,20 @@
 /** A monitor's email end to end: checks of a site on 127.0.0.1, mailed through a local SMTP server. */
 import { Engine, Monitor } from "@webdata/core"
-import { Effect, ManagedRuntime } from "effect"
-import { type ParsedMail, simpleParser } from "mailparser"
-import { SMTPServer } from "smtp-server"
+import { Effect, Exit, ManagedRuntime, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type EditableSite, page, startEditableSite } from "../../core/test/support/editableSite.js"
 import * as SmtpMailer from "../src/SmtpMailer.js"
+import { localSmtpServer, type Received } from "./support/smtpServer.js"
 
-const mails: Array<{ readonly to: ReadonlyArray<string>; readonly mail: ParsedMail }> = []
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ["STARTTLS"],
-  logger: false,
-  onData: (stream, session, callback) => {
-    const chunks: Array<Buffer> = []
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-    stream.on("end", () => {
-      simpleParser(Buffer.concat(chunks)).then(
-        (mail) => {
-          mails.push({ to: session.envelope.rcptTo.map((address) => address.address), mail })
-          callback()
-        },
-        (error: Error) => callback(error),
-      )
-    })
-  },
-})
+const scope = Effect.runSync(Scope.make())
+let mails: ReadonlyArray<Received> = []
 let site: EditableSite
 let runtime: ManagedRuntime.ManagedRuntime<Monitor.Monitor, never>
 
 beforeAll(async () => {
-  const port = await new Promise<number>((resolve) => {
-    const server = smtp.listen(0, "127.0.0.1", () => resolve((server.address() as { port: number }).port))
-  })
+  const smtp = await Effect.runPromise(Scope.extend(localSmtpServer(), scope))
+  mails = smtp.received
+  const port = smtp.port
   site = await startEditableSite({ "/status": page("Status", "<p>All systems operational.</p>") })
   runtime = ManagedRuntime.make(
     Engine.layer({
@@ -46,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.dispose()
   await site?.close()
-  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+  await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
 const monitor = <A, E>(use: (service: Monitor.Monitor["Type"]) => Effect.Effect<A, E>) =>

@@ -3,69 +3,12 @@ import { createServer } from "node:net"
 import { it } from "@effect/vitest"
 import { MailError, Mailer, type MailMessage } from "@webdata/core"
 import { Cause, ConfigProvider, Effect, Exit, Layer, Option, Schedule } from "effect"
-import { type ParsedMail, simpleParser } from "mailparser"
-import { SMTPServer, type SMTPServerOptions } from "smtp-server"
+import type { ParsedMail } from "mailparser"
 import { describe, expect } from "vitest"
 import { renderCheckEmail } from "../../core/src/Monitor/Email.js"
 import { engineFromEnvironment } from "../src/engine.js"
 import * as SmtpMailer from "../src/SmtpMailer.js"
-
-interface Received {
-  readonly from: string | undefined
-  readonly to: ReadonlyArray<string>
-  readonly user: string | undefined
-  readonly mail: ParsedMail
-}
-
-/** An SMTP server on a loopback port, without TLS, that keeps what it receives; closed with the scope. */
-const localServer = (options: SMTPServerOptions = {}) =>
-  Effect.gen(function* () {
-    const received: Array<Received> = []
-    let open = 0
-    const server = new SMTPServer({
-      authOptional: true,
-      allowInsecureAuth: true,
-      disabledCommands: ["STARTTLS"],
-      logger: false,
-      onAuth: (auth, _session, callback) => callback(null, { user: auth.username }),
-      onConnect: (_session, callback) => {
-        open += 1
-        callback()
-      },
-      onClose: () => {
-        open -= 1
-      },
-      onData: (stream, session, callback) => {
-        const chunks: Array<Buffer> = []
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk))
-        stream.on("end", () => {
-          simpleParser(Buffer.concat(chunks)).then(
-            (mail) => {
-              received.push({
-                from: session.envelope.mailFrom === false ? undefined : session.envelope.mailFrom.address,
-                to: session.envelope.rcptTo.map((address) => address.address),
-                user: typeof session.user === "string" ? session.user : undefined,
-                mail,
-              })
-              callback()
-            },
-            (error: Error) => callback(error),
-          )
-        })
-      },
-      ...options,
-    })
-    const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
-        const listening = server.listen(0, "127.0.0.1", () => {
-          const address = listening.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () => Effect.async<void>((resume) => server.close(() => resume(Effect.void))),
-    )
-    return { port, received, openConnections: () => open }
-  })
+import { localSmtpServer } from "./support/smtpServer.js"
 
 /** A loopback port nothing listens on. */
 const closedPort = Effect.async<number>((resume) => {
@@ -109,7 +52,7 @@ const withEnvironment = (env: Record<string, string>) =>
 describe("SmtpMailer", () => {
   it.scopedLive("delivers the rendered email: recipients, subject, text and HTML", () =>
     Effect.gen(function* () {
-      const server = yield* localServer()
+      const server = yield* localSmtpServer()
       const layer = SmtpMailer.layer(`smtp://127.0.0.1:${server.port}`)
       yield* send(layer, { to: ["ops@example.com", "dev@example.com"], ...rendered })
       expect(server.received).toHaveLength(1)
@@ -129,7 +72,7 @@ describe("SmtpMailer", () => {
 
   it.scopedLive("logs in with the URL's user and sends from it when it is an address", () =>
     Effect.gen(function* () {
-      const server = yield* localServer()
+      const server = yield* localSmtpServer()
       const layer = SmtpMailer.layer(`smtp://alerts%40example.com:s3cret@127.0.0.1:${server.port}`)
       yield* send(layer, { to: ["ops@example.com"], ...rendered })
       expect(server.received[0]!.user).toBe("alerts@example.com")
@@ -139,7 +82,7 @@ describe("SmtpMailer", () => {
 
   it.scopedLive("reads WEBDATA_SMTP_URL and WEBDATA_SMTP_FROM", () =>
     Effect.gen(function* () {
-      const server = yield* localServer()
+      const server = yield* localSmtpServer()
       const layer = yield* SmtpMailer.layerConfig.pipe(
         withEnvironment({
           WEBDATA_SMTP_URL: ` smtp://127.0.0.1:${server.port} `,
@@ -168,7 +111,7 @@ describe("SmtpMailer", () => {
 
   it.scopedLive("fails Rejected when the server refuses the recipients for good (550)", () =>
     Effect.gen(function* () {
-      const server = yield* localServer({
+      const server = yield* localSmtpServer({
         onRcptTo: (_address, _session, callback) =>
           callback(Object.assign(new Error("No such user here"), { responseCode: 550 })),
       })
@@ -184,7 +127,7 @@ describe("SmtpMailer", () => {
 
   it.scopedLive("fails Unavailable on a temporary refusal (451)", () =>
     Effect.gen(function* () {
-      const server = yield* localServer({
+      const server = yield* localSmtpServer({
         onData: (stream, _session, callback) => {
           stream.resume()
           stream.on("end", () => callback(Object.assign(new Error("Try again later"), { responseCode: 451 })))
@@ -213,7 +156,7 @@ describe("SmtpMailer", () => {
 
   it.scopedLive("closes its connections when the layer is released", () =>
     Effect.gen(function* () {
-      const server = yield* localServer()
+      const server = yield* localSmtpServer()
       yield* Effect.scoped(
         Effect.gen(function* () {
           const context = yield* Layer.build(SmtpMailer.layer(`smtp://127.0.0.1:${server.port}`))

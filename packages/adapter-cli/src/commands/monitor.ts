@@ -3,7 +3,13 @@
  * (`--api-url`): add, list, get, run a check now, read checks and their pages, pause, resume, delete.
  */
 import { Args, Command, Options } from "@effect/cli"
-import type { MonitorCheckDetail, MonitorCheckStatus, MonitorPageStatus, MonitorView } from "@webdata/core/engine"
+import {
+  CHECK_STATUSES,
+  type MonitorCheckDetail,
+  type MonitorPageStatus,
+  type MonitorView,
+  PAGE_STATUSES,
+} from "@webdata/core/engine"
 import { Console, Effect, Option } from "effect"
 import { CliFailure } from "../CliFailure.js"
 import type { Connection } from "../Connection.js"
@@ -18,16 +24,6 @@ import { jsonFlag, monitorId, printJson } from "./monitorFlags.js"
 
 /** Rows read per request when a command reads a whole list. */
 const PAGE = 100
-
-const CHECK_STATUSES: ReadonlyArray<MonitorCheckStatus> = [
-  "queued",
-  "running",
-  "completed",
-  "failed",
-  "partial",
-  "skipped_overlap",
-]
-const PAGE_STATUSES: ReadonlyArray<MonitorPageStatus> = ["same", "new", "changed", "removed", "error"]
 
 /** `effect` with the monitor client of the connection options; the engine's worker only for `runsChecks`. */
 const withClient = <A>(

@@ -2,23 +2,13 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { RequestError } from "../Errors.js"
-import type { CheckStatus, PageStatus } from "../Monitor/Records.js"
+import { CHECK_STATUSES, PAGE_STATUSES } from "../Monitor/Records.js"
 import { Monitor } from "../Monitor.js"
 import { WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { callerOwner } from "./JobHandlers.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
-
-const CHECK_STATUSES: ReadonlyArray<CheckStatus> = [
-  "queued",
-  "running",
-  "completed",
-  "failed",
-  "partial",
-  "skipped_overlap",
-]
-const PAGE_STATUSES: ReadonlyArray<PageStatus> = ["same", "new", "changed", "removed", "error"]
 
 /** A `status` filter among `allowed`, or a 400 naming them. */
 const statusFilter = <A extends string>(value: string | undefined, allowed: ReadonlyArray<A>) =>

@@ -4,17 +4,7 @@
  * that came from pages or users is escaped in the HTML, and lists and diffs are bounded so that a check of a large
  * site still makes a small email.
  */
-
-export type PageStatus = "same" | "new" | "changed" | "removed" | "error"
-
-export interface CheckSummary {
-  readonly totalPages: number
-  readonly same: number
-  readonly changed: number
-  readonly new: number
-  readonly removed: number
-  readonly error: number
-}
+import type { PageStatus, Summary } from "./Records.js"
 
 export interface CheckEmailPage {
   readonly url: string
@@ -30,7 +20,7 @@ export interface CheckEmailInput {
     readonly id: string
     readonly status: string
     readonly finishedAt?: string | undefined
-    readonly summary: CheckSummary
+    readonly summary: Summary
   }
   readonly pages: ReadonlyArray<CheckEmailPage>
   readonly includeDiffs: boolean
@@ -72,7 +62,7 @@ const oneLine = (value: string): string =>
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
-const counts = (summary: CheckSummary): Array<string> =>
+const counts = (summary: Summary): Array<string> =>
   [
     summary.changed > 0 ? `${summary.changed} changed` : undefined,
     summary.new > 0 ? `${summary.new} new` : undefined,
@@ -87,7 +77,7 @@ const subjectOf = (input: CheckEmailInput): string => {
   return `[webdata] ${clip(oneLine(input.monitor.name), MAX_SUBJECT_NAME_CHARS)}: ${outcome}${status}`
 }
 
-const summaryLine = (summary: CheckSummary): string =>
+const summaryLine = (summary: Summary): string =>
   `${summary.changed} changed, ${summary.new} new, ${summary.removed} removed, ${plural(summary.error, "error", "errors")}, ${summary.same} same (${plural(summary.totalPages, "page", "pages")})`
 
 /** A diff cut to whole lines within `budget` characters, and how many lines were left out. */

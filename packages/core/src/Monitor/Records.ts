@@ -49,7 +49,8 @@ export interface MonitorState {
   readonly pending?: PendingCheck
 }
 
-export type CheckStatus = "queued" | "running" | "completed" | "failed" | "partial" | "skipped_overlap"
+export const CHECK_STATUSES = ["queued", "running", "completed", "failed", "partial", "skipped_overlap"] as const
+export type CheckStatus = (typeof CHECK_STATUSES)[number]
 
 export interface NotificationStatus {
   readonly webhook?: "queued" | "not_subscribed"
@@ -86,7 +87,8 @@ export interface CheckState {
   readonly removed: ReadonlyArray<RemovedPage>
 }
 
-export type PageStatus = "same" | "new" | "changed" | "removed" | "error"
+export const PAGE_STATUSES = ["same", "new", "changed", "removed", "error"] as const
+export type PageStatus = (typeof PAGE_STATUSES)[number]
 
 export interface Judgment {
   readonly meaningful: boolean
