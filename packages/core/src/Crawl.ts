@@ -13,7 +13,7 @@ import { withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
 import { type CrawlerOptions, type CrawlSpec, encodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
-import { JobsConfig } from "./Jobs/JobsConfig.js"
+import { JobsConfig, type JobsConfigShape } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { frontierTask } from "./Jobs/TaskRunner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
@@ -51,6 +51,19 @@ export class Crawl extends Context.Tag("@webdata/core/Crawl")<
 >() {}
 
 const decodeRequest = decodeStrict(CrawlRequest)
+
+/** `ignoreRobotsTxt` is the operator's to allow (Firecrawl gates it too): a 403 when asked for and not allowed. */
+export const checkIgnoreRobots = (config: JobsConfigShape, requested: boolean): Effect.Effect<void, RequestError> =>
+  requested && !config.allowIgnoreRobotsTxt
+    ? Effect.fail(
+        new RequestError({
+          reason: "Forbidden",
+          code: "FORBIDDEN",
+          message:
+            "ignoreRobotsTxt is not enabled (servers allow it with WEBDATA_ALLOW_IGNORE_ROBOTS=1, the library with jobs: { allowIgnoreRobotsTxt: true })",
+        }),
+      )
+    : Effect.void
 const defaultScrapeOptions = Schema.decodeSync(ScrapeOptions)({})
 const crawlerKeys = Object.keys(CrawlRequest.fields).filter(
   (key) => !["url", "prompt", "scrapeOptions", "webhook", "origin", "integration", "zeroDataRetention"].includes(key),
@@ -124,13 +137,7 @@ export const make = Effect.gen(function* () {
     const decoded = yield* decodeRequest(input)
     yield* queue.admit
     const { request, generated, warning } = yield* withPrompt(input, decoded)
-    if (request.ignoreRobotsTxt && !config.allowIgnoreRobotsTxt)
-      return yield* new RequestError({
-        reason: "Forbidden",
-        code: "FORBIDDEN",
-        message:
-          "ignoreRobotsTxt is not enabled (servers allow it with WEBDATA_ALLOW_IGNORE_ROBOTS=1, the library with jobs: { allowIgnoreRobotsTxt: true })",
-      })
+    yield* checkIgnoreRobots(config, request.ignoreRobotsTxt)
     const crawler = crawlerOptionsOf(request)
     const spec: CrawlSpec = {
       kind: "crawl",

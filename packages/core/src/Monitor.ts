@@ -4,6 +4,7 @@
  * (`Monitor/Checks.ts`), started by every worker's sweep (`Monitor/Scheduler.ts`) or on demand.
  */
 import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { checkIgnoreRobots } from "./Crawl.js"
 import { decodeStrict } from "./Domain/Decode.js"
 import {
   DEFAULT_RETENTION_DAYS,
@@ -114,6 +115,7 @@ export const make = Effect.gen(function* () {
         const id = target.id ?? newId()
         if (ids.has(id)) return yield* invalid(`Two targets have the id ${id}`)
         ids.add(id)
+        if (target.type === "crawl") yield* checkIgnoreRobots(config, target.crawlOptions?.ignoreRobotsTxt === true)
         if (target.type !== "search" && target.scrapeOptions !== undefined) {
           const problem = unsupportedOption(target.scrapeOptions, engines)
           if (problem !== undefined) return yield* problem

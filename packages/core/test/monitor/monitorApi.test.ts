@@ -107,6 +107,12 @@ describe("monitor API", () => {
     expect(unknown).toMatchObject({ status: 404, body: { success: false, code: "NOT_FOUND" } })
     const bad = await call("POST", "/v2/monitor", { name: "x", schedule: { text: "daily" }, targets: [] })
     expect(bad.status).toBe(400)
+    const robots = await call("POST", "/v2/monitor", {
+      name: "x",
+      schedule: { text: "daily" },
+      targets: [{ type: "crawl", url: "https://example.com", crawlOptions: { ignoreRobotsTxt: true } }],
+    })
+    expect(robots).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } })
     const empty = await call("PATCH", "/v2/monitor/01a21700-0000-7000-8000-000000000000", {})
     expect(empty.status).toBe(400)
     const s = await site({ "/slow": page("Slow", "<p>Slow.</p>") })
