@@ -21,6 +21,7 @@ import type { Owner } from "./Jobs/Owner.js"
 import { checkWebhookTarget } from "./Jobs/Webhooks.js"
 import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { MonitorChecks, webhookSpecOf } from "./Monitor/Checks.js"
+import { targetTaskLimit } from "./Monitor/CheckTasks.js"
 import { asMonitor, getMonitor, type MonitorRecord, putMonitor, updateMonitor } from "./Monitor/MonitorStore.js"
 import {
   CHECK,
@@ -80,6 +81,8 @@ export class Monitor extends Context.Tag("@webdata/core/Monitor")<
 
 const DEFAULT_LIMIT = 25
 const MAX_LIMIT = 100
+/** Pages one check may read at most: a monitor runs every few minutes, and each check is one job among others. */
+export const MAX_CHECK_PAGES = 10_000
 /** Pages read per step when a check's pages are filtered by status. */
 const SCAN_BATCH = 500
 
@@ -122,6 +125,11 @@ export const make = Effect.gen(function* () {
         }
         withIds.push({ ...target, id })
       }
+      const pages = withIds.reduce((sum, target) => sum + targetTaskLimit(target), 0)
+      if (pages > MAX_CHECK_PAGES)
+        return yield* invalid(
+          `The targets add up to ${pages} pages per check; a monitor reads at most ${MAX_CHECK_PAGES} (lower crawl limits, or split it).`,
+        )
       const encoded = yield* encodeTargets(withIds).pipe(Effect.mapError((error) => invalid(error.message)))
       return encoded as ReadonlyArray<MonitorTargetInput & { readonly id: string }>
     })

@@ -60,7 +60,7 @@ const seedsOf = (target: MonitorTarget, index: number): ReadonlyArray<NewTask> =
 export const seedTasks = (spec: MonitorSpec): ReadonlyArray<NewTask> => spec.targets.flatMap(seedsOf)
 
 /** Tasks a target may have at most: its pages (a search: its query task and its results). */
-const limitOf = (target: MonitorTarget): number =>
+export const targetTaskLimit = (target: MonitorTarget): number =>
   target.type === "scrape"
     ? target.urls.length
     : target.type === "crawl"
@@ -68,7 +68,7 @@ const limitOf = (target: MonitorTarget): number =>
       : 1 + (target.maxResults ?? DEFAULT_SEARCH_RESULTS)
 
 /** Tasks a check may hold at most. */
-export const taskLimit = (spec: MonitorSpec): number => spec.targets.reduce((sum, target) => sum + limitOf(target), 0)
+export const taskLimit = (spec: MonitorSpec): number => spec.targets.reduce((sum, target) => sum + targetTaskLimit(target), 0)
 
 export const crawlLimit = (options: MonitorCrawlOptions | undefined): number =>
   options?.limit ?? DEFAULT_MONITOR_CRAWL_LIMIT

@@ -113,6 +113,17 @@ describe("monitor API", () => {
       targets: [{ type: "crawl", url: "https://example.com", crawlOptions: { ignoreRobotsTxt: true } }],
     })
     expect(robots).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } })
+    const huge = await call("POST", "/v2/monitor", {
+      name: "x",
+      schedule: { text: "daily" },
+      targets: Array.from({ length: 2 }, () => ({
+        type: "crawl",
+        url: "https://example.com",
+        crawlOptions: { limit: 6000 },
+      })),
+    })
+    expect(huge.status).toBe(400)
+    expect(huge.body.error).toMatch(/12000 pages per check/)
     const empty = await call("PATCH", "/v2/monitor/01a21700-0000-7000-8000-000000000000", {})
     expect(empty.status).toBe(400)
     const s = await site({ "/slow": page("Slow", "<p>Slow.</p>") })
