@@ -3,13 +3,7 @@
  * (`--api-url`): add, list, get, run a check now, read checks and their pages, pause, resume, delete.
  */
 import { Args, Command, Options } from "@effect/cli"
-import {
-  CHECK_STATUSES,
-  type MonitorCheckDetail,
-  type MonitorPageStatus,
-  type MonitorView,
-  PAGE_STATUSES,
-} from "@webdata/core/engine"
+import type { MonitorCheckDetail, MonitorCheckStatus, MonitorPageStatus, MonitorView } from "@webdata/core/engine"
 import { Console, Effect, Option } from "effect"
 import { CliFailure } from "../CliFailure.js"
 import type { Connection } from "../Connection.js"
@@ -24,6 +18,17 @@ import { jsonFlag, monitorId, printJson } from "./monitorFlags.js"
 
 /** Rows read per request when a command reads a whole list. */
 const PAGE = 100
+
+// The statuses of core's `Monitor/Records.ts`, written out: `--help` must not load the engine to list them.
+const CHECK_STATUSES: ReadonlyArray<MonitorCheckStatus> = [
+  "queued",
+  "running",
+  "completed",
+  "failed",
+  "partial",
+  "skipped_overlap",
+]
+const PAGE_STATUSES: ReadonlyArray<MonitorPageStatus> = ["same", "new", "changed", "removed", "error"]
 
 /** `effect` with the monitor client of the connection options; the engine's worker only for `runsChecks`. */
 const withClient = <A>(
