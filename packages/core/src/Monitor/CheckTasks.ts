@@ -68,7 +68,8 @@ export const targetTaskLimit = (target: MonitorTarget): number =>
       : 1 + (target.maxResults ?? DEFAULT_SEARCH_RESULTS)
 
 /** Tasks a check may hold at most. */
-export const taskLimit = (spec: MonitorSpec): number => spec.targets.reduce((sum, target) => sum + targetTaskLimit(target), 0)
+export const taskLimit = (spec: MonitorSpec): number =>
+  spec.targets.reduce((sum, target) => sum + targetTaskLimit(target), 0)
 
 export const crawlLimit = (options: MonitorCrawlOptions | undefined): number =>
   options?.limit ?? DEFAULT_MONITOR_CRAWL_LIMIT
