@@ -105,9 +105,7 @@ export const make = (settings: DrainSettings) =>
         yield* slots.wait(Duration.millis(Math.max(0, next - Date.now())))
       }
       // Lets what runs finish until the deadline; then gives the rest back.
-      while ((yield* slots.running) > 0 && Date.now() < options.deadline)
-        yield* slots.wait(Duration.millis(Math.max(1, Math.min(settings.pollMs, options.deadline - Date.now()))))
-      const released = yield* slots.release
+      const released = yield* slots.settle(options.deadline)
       const deliveriesSent = yield* webhooks.flush(options.deadline)
       const pending = yield* store.pendingWork(Date.now())
       return { started: yield* slots.started, released, deliveriesSent, pending } satisfies DrainReport

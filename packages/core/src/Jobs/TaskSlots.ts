@@ -37,6 +37,8 @@ export interface TaskSlots {
    * fail: its worker ran out of time). Returns how many were given back.
    */
   readonly release: Effect.Effect<number>
+  /** Lets the running tasks finish until `deadline` (epoch ms), then `release`s the rest; answers how many. */
+  readonly settle: (deadline: number) => Effect.Effect<number>
 }
 
 export const make = (
@@ -136,6 +138,16 @@ export const make = (
       return given.filter(Boolean).length
     })
 
+    const settle = (deadline: number) =>
+      Effect.gen(function* () {
+        while (leases.size > 0 && Date.now() < deadline)
+          yield* Queue.take(changed).pipe(
+            Effect.timeout(Duration.millis(Math.max(1, Math.min(options.pollMs, deadline - Date.now())))),
+            Effect.ignore,
+          )
+        return yield* release
+      })
+
     const onEvent = (event: WorkEvent) => (event._tag === "JobCancelled" ? interruptJob(event.jobId) : wake)
     const events = yield* signal.subscribe
     yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(events), onEvent)))
@@ -149,5 +161,6 @@ export const make = (
       wake,
       started: Effect.sync(() => started),
       release,
+      settle,
     } satisfies TaskSlots
   })

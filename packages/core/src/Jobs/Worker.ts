@@ -4,7 +4,8 @@
  * a task whose lease is lost (the store gave it to another worker after a stall) is interrupted. A cancelled job's
  * running tasks are interrupted at once: in this process through `WorkSignal`, from other processes through the
  * store's `news` (Postgres `LISTEN/NOTIFY`, Redis pub/sub) or, where the store has none, by polling.
- * Expired jobs are purged periodically, and the monitors' due checks are started every few seconds.
+ * Expired jobs are purged periodically, and the monitors' due checks are started every few seconds. When the worker
+ * stops, its running tasks have a grace period to finish; the leases of the others are given back at once.
  *
  * Nothing here is durable: a killed worker leaves leases, and their tasks run again. The store records each task's
  * end exactly once, so a page is never lost nor counted twice. A worker takes back at once the leases of processes of
@@ -35,6 +36,12 @@ export interface WorkerOptions {
   readonly searchIndexTtlMs?: number
   /** How often to start the monitors' due checks. Default 5 s. */
   readonly monitorSweepMs?: number
+  /**
+   * When the worker stops (the process is shutting down), how long its running tasks may still finish; the leases of
+   * those that do not are given back, due at once, so another worker resumes them without waiting for the leases to
+   * run out. Default 10 s.
+   */
+  readonly shutdownGraceMs?: number
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -47,6 +54,7 @@ export const defaults = {
   cacheTtlMs: 2 * DAY_MS,
   searchIndexTtlMs: 30 * DAY_MS,
   monitorSweepMs: SWEEP_EVERY_MS,
+  shutdownGraceMs: 10_000,
 } satisfies Required<WorkerOptions>
 
 /** Runs the worker loop for the lifetime of the scope. */
@@ -73,6 +81,12 @@ export const run = (options: WorkerOptions = {}) =>
       }
     })
 
+    /** On stop: running tasks get the grace period to finish; the rest are given back, due at once. */
+    const stop = Effect.gen(function* () {
+      const released = yield* slots.settle(Date.now() + settings.shutdownGraceMs)
+      if (released > 0) yield* Effect.logInfo(`Gave back ${released} task lease(s) on stopping`)
+    })
+
     /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
     const reclaim = Effect.gen(function* () {
       const gone = (yield* store.leaseHolders(WorkerIdentity.hostPrefix())).filter(WorkerIdentity.isGone)
@@ -86,6 +100,8 @@ export const run = (options: WorkerOptions = {}) =>
       Effect.repeat(Effect.zipRight(reclaim, purge(settings)), Schedule.spaced(Duration.millis(settings.purgeEveryMs))),
     )
     yield* Effect.forkScoped(Effect.repeat(sweepMonitors, Schedule.spaced(Duration.millis(settings.monitorSweepMs))))
+    // Registered before the loop is forked, so it runs after the loop has stopped leasing (finalizers run in reverse).
+    yield* Effect.addFinalizer(() => stop)
     yield* Effect.forkScoped(loop)
     yield* Effect.logDebug(`Worker ${holder} started (concurrency ${settings.concurrency})`)
   })
@@ -109,7 +125,7 @@ export const layer = (
 
 /**
  * The worker's settings from `WEBDATA_WORKER_CONCURRENCY`, `WEBDATA_WORKER_LEASE_SECONDS`, `WEBDATA_CACHE_TTL_HOURS`
- * and `WEBDATA_SEARCH_INDEX_TTL_HOURS` (docs/configuration.md).
+ * `WEBDATA_SEARCH_INDEX_TTL_HOURS` and `WEBDATA_SHUTDOWN_GRACE_MS` (docs/configuration.md).
  */
 export const optionsConfig = Effect.gen(function* () {
   const concurrency = yield* Config.integer("WEBDATA_WORKER_CONCURRENCY").pipe(
@@ -130,6 +146,10 @@ export const optionsConfig = Effect.gen(function* () {
     Config.validate({ message: "must be at least 1", validation: (seconds) => seconds >= 1 }),
     Config.withDefault(defaults.leaseMs / 1000),
   )
+  const shutdownGraceMs = yield* Config.integer("WEBDATA_SHUTDOWN_GRACE_MS").pipe(
+    Config.validate({ message: "must be 0 or more", validation: (ms) => ms >= 0 }),
+    Config.withDefault(defaults.shutdownGraceMs),
+  )
   const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
   return {
     ...defaults,
@@ -137,5 +157,6 @@ export const optionsConfig = Effect.gen(function* () {
     leaseMs: Math.round(leaseSeconds * 1000),
     cacheTtlMs: hours(cacheTtlHours),
     searchIndexTtlMs: hours(indexTtlHours),
+    shutdownGraceMs,
   } satisfies Required<WorkerOptions>
 })

@@ -3,6 +3,7 @@ import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import * as Engine from "../../src/Engine.js"
 import { JobStore } from "../../src/Jobs/JobStore.js"
 import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
+import * as Worker from "../../src/Jobs/Worker.js"
 
 const HOUR = 60 * 60 * 1000
 const page = { url: "https://example.test/", statusCode: 200, contentType: undefined, body: "x" }
@@ -40,6 +41,22 @@ describe("worker settings from the environment", () => {
     Effect.gen(function* () {
       const exit = yield* Effect.exit(survivors({ WEBDATA_CACHE_TTL_HOURS: "0" }))
       expect(Exit.isFailure(exit) && String(exit.cause)).toMatch(/WEBDATA_CACHE_TTL_HOURS/)
+    }),
+  )
+
+  it.effect("reads WEBDATA_SHUTDOWN_GRACE_MS and refuses a negative one with its name", () =>
+    Effect.gen(function* () {
+      const read = (value: string) =>
+        Worker.optionsConfig.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["WEBDATA_SHUTDOWN_GRACE_MS", value]]))),
+        )
+      expect((yield* read("2500")).shutdownGraceMs).toBe(2500)
+      expect(
+        (yield* Worker.optionsConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))))
+          .shutdownGraceMs,
+      ).toBe(10_000)
+      const exit = yield* Effect.exit(read("-1"))
+      expect(Exit.isFailure(exit) && String(exit.cause)).toMatch(/WEBDATA_SHUTDOWN_GRACE_MS/)
     }),
   )
 })
