@@ -28,7 +28,8 @@ export const localEngine = (store: Layer.Layer<JobStore, unknown>): Layer.Layer<
     Effect.promise(() => Promise.all([import("@webdata/browser"), import("@webdata/parse")])).pipe(
       Effect.flatMap(([browser, parse]) =>
         Effect.zipWith(browser.layerConfig(), parse.layerConfig(), (browserLayer, parser) =>
-          Engine.layerConfig(store, browserLayer, parser),
+          // A command stopped with Ctrl-C gives its running tasks back at once rather than after a grace period.
+          Engine.layerConfig(store, browserLayer, parser, { shutdownGraceMs: 0 }),
         ),
       ),
     ),

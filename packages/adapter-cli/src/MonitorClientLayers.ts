@@ -35,7 +35,7 @@ const engineHere = (worker: boolean) =>
             "WEBDATA_STORE=memory: keeps nothing after this command; monitors need a durable store: sqlite:<path>, postgres://… or redis://…",
           ),
         )
-      return logsToStderr(engineFromEnvironment(worker ? {} : { worker: false }))
+      return logsToStderr(engineFromEnvironment(worker ? { shutdownGraceMs: 0 } : { worker: false }))
     }),
   ).pipe(Layer.orDie)
 

@@ -329,6 +329,8 @@ export interface HostOptions {
   readonly jobs?: Partial<JobsConfig.JobsConfigShape>
   /** Sends monitors' emails (the server's SMTP mailer when `WEBDATA_SMTP_URL` is set). */
   readonly mailer?: Layer.Layer<Mailer>
+  /** The worker's grace period when it stops, over `WEBDATA_SHUTDOWN_GRACE_MS` (see `WorkerOptions`). */
+  readonly shutdownGraceMs?: number
 }
 
 /**
@@ -345,7 +347,10 @@ export const layerConfig = (
     Effect.gen(function* () {
       const cacheMb = yield* Config.number("WEBDATA_CACHE_MAX_MB").pipe(Config.withDefault(256))
       const worker = host.worker ?? (yield* Config.boolean("WEBDATA_WORKER").pipe(Config.withDefault(true)))
-      const workerOptions = yield* Worker.optionsConfig
+      const workerOptions = {
+        ...(yield* Worker.optionsConfig),
+        ...(host.shutdownGraceMs !== undefined ? { shutdownGraceMs: host.shutdownGraceMs } : {}),
+      }
       const artifacts = yield* ArtifactsConfig.layerConfig
       const llm = yield* LlmConfig.layerConfig
       const search = yield* SearchSettings.settingsConfig

@@ -141,7 +141,9 @@ export const make = (
     const settle = (deadline: number) =>
       Effect.gen(function* () {
         while (leases.size > 0 && Date.now() < deadline)
+          // Interruptible, so that the timeout can end the wait in a finalizer too (a stopping worker's).
           yield* Queue.take(changed).pipe(
+            Effect.interruptible,
             Effect.timeout(Duration.millis(Math.max(1, Math.min(options.pollMs, deadline - Date.now())))),
             Effect.ignore,
           )

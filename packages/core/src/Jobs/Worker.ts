@@ -84,7 +84,7 @@ export const run = (options: WorkerOptions = {}) =>
     /** On stop: running tasks get the grace period to finish; the rest are given back, due at once. */
     const stop = Effect.gen(function* () {
       const released = yield* slots.settle(Date.now() + settings.shutdownGraceMs)
-      if (released > 0) yield* Effect.logInfo(`Gave back ${released} task lease(s) on stopping`)
+      if (released > 0) yield* Effect.logDebug(`Gave back ${released} task lease(s) on stopping`)
     })
 
     /** Leases held by processes of this machine that are gone: due at once instead of at their expiry. */
