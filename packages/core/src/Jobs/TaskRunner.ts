@@ -137,7 +137,8 @@ const crawlOf = (context: JobContext, task: Task): CrawlContext | undefined => {
   return target === undefined ? undefined : context.crawlTargets?.get(target.index)
 }
 
-const backoffMs = (attempts: number): number => 1000 * 2 ** attempts * (0.75 + Math.random() / 2)
+// Whole milliseconds: stores keep times as integers (Postgres refuses a fraction in a bigint).
+const backoffMs = (attempts: number): number => Math.round(1000 * 2 ** attempts * (0.75 + Math.random() / 2))
 
 const isThrottled = (status: number): boolean => status === 429 || status === 503
 const isServerTrouble = (status: number): boolean => status === 429 || status >= 500

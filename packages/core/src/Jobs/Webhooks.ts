@@ -241,7 +241,8 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       const { message, retryable } = failure.value
       if (retryable && attempts < maxAttempts) {
         const jitter = 0.8 + Math.random() * 0.4
-        return yield* store.retryDelivery(leased, Date.now() + backoffMs * 2 ** leased.attempts * jitter)
+        // Whole milliseconds: stores keep times as integers (Postgres refuses a fraction in a bigint).
+        return yield* store.retryDelivery(leased, Date.now() + Math.round(backoffMs * 2 ** leased.attempts * jitter))
       }
       yield* store.finishDelivery(leased)
       yield* Effect.logWarning(`Webhook not delivered: ${message} (gave up after ${attempts} attempt(s))`).pipe(
