@@ -301,7 +301,8 @@ export const make = Effect.gen(function* () {
       page.statusCode !== 429
     )
       yield* cache.set(key, page)
-    const built = yield* build(buildOptions(input).options, page, {
+    const prepared = buildOptions(input)
+    const built = yield* build(prepared.options, page, {
       sourceURL: input.url,
       scrapeId,
       cacheState: "miss",
@@ -329,7 +330,7 @@ export const make = Effect.gen(function* () {
         : yield* withChangeTracking(jobStore, tracking, assembled, {
             url,
             owner: input.owner ?? null,
-            addedJson: buildOptions(input).addedJson,
+            addedJson: prepared.addedJson,
             context: input.tracking ?? { writer: scrapeId },
           }).pipe(Effect.orDie)
     // Fetched pages feed the local search index.

@@ -172,6 +172,7 @@ export const make = Effect.gen(function* () {
       const now = Date.now()
       const expiresAt = now + retentionOf(state)
       const spec = yield* specOf(record.id, state)
+      const webhook = webhookSpecOf(state)
       if (Option.isNone(yield* store.getJob(pending.checkId)))
         yield* store.createJob(
           {
@@ -180,7 +181,7 @@ export const make = Effect.gen(function* () {
             owner: record.owner,
             options: encodeSpec(spec),
             limit: taskLimit(spec),
-            ...(webhookSpecOf(state) !== undefined ? { webhook: webhookSpecOf(state) } : {}),
+            ...(webhook !== undefined ? { webhook } : {}),
             zeroDataRetention: false,
             createdAt: now,
             expiresAt,
