@@ -1,8 +1,9 @@
 /**
  * A deterministic fixture site for the crawl benchmarks, served by node:http on 127.0.0.1 (ephemeral port). Page 0 is
- * `/`, page i > 0 is `/articles/<i>/<slug>`. Every page is a ~15–30 KB article (header, navigation, sidebar, footer
- * boilerplate, paragraphs, a list, sometimes a table) that links to 10–20 other pages; pages 2i+1 and 2i+2 are always
- * among page i's links, so every page is reachable from `/`. The same `pages` always gives the same site, byte for
+ * `/`, page i > 0 is `/articles/<i>/<slug>`. On the `articles` site every page is a ~15–30 KB article (header,
+ * navigation, sidebar, footer boilerplate, paragraphs, a list, sometimes a table) that links to 10–20 other pages; on
+ * the `small` site every page is ~4 KB with navigation, pagination and a few related links. On both, pages 2i+1 and
+ * 2i+2 are always among page i's links, so every page is reachable from `/`. The same `pages` always gives the same site, byte for
  * byte. `/robots.txt` allows everything; `/sitemap.xml` (and its robots.txt line) exists only with `sitemap: true`.
  *
  * `spawnSite` runs the same site in a child process, so that serving pages does not compete with the crawler under
@@ -14,6 +15,12 @@ import type { AddressInfo } from "node:net"
 
 export interface SiteOptions {
   readonly pages: number
+  /**
+   * `articles` (default): ~15–30 KB articles with 10–20 links in the text. `small`: ~4 KB pages of a catalogue, each
+   * with the site's navigation, a short text, a few related pages and pagination (first, previous, nearby numbers,
+   * next, last), where the per-page fixed cost of a crawler dominates.
+   */
+  readonly kind?: "articles" | "small"
   /** Serve `/sitemap.xml` listing every page and announce it in robots.txt. Default false. */
   readonly sitemap?: boolean
 }
@@ -127,6 +134,35 @@ ${body.join("\n")}
 </body></html>`
 }
 
+/** A page of the `small` site: navigation, a short text, related pages, pagination; ~4 KB. */
+export const renderSmallPage = (page: number, pages: number): string => {
+  const next = random(page + 1)
+  const related = linksOf(page, pages, next).slice(0, 5)
+  const numbered = [page - 2, page - 1, page, page + 1, page + 2].filter((n) => n >= 0 && n < pages)
+  const pageLink = (target: number, text: string) =>
+    target === page ? `<li class="current">${text}</li>` : `<li><a href="${pagePath(target)}">${text}</a></li>`
+  const pagination = [
+    pageLink(0, "First"),
+    ...(page > 0 ? [pageLink(page - 1, "Previous")] : []),
+    ...numbered.map((n) => pageLink(n, String(n + 1))),
+    ...(page + 1 < pages ? [pageLink(page + 1, "Next")] : []),
+    pageLink(pages - 1, "Last"),
+  ].join("")
+  const paragraphs = Array.from({ length: 3 + Math.floor(next() * 2) }, () =>
+    Array.from({ length: 4 }, () => sentence(next)).join(" "),
+  )
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title(page)}</title>
+<meta name="description" content="${sentence(next)}"><link rel="stylesheet" href="/static/site.css"></head><body>
+<header class="site-header"><a class="logo" href="/">Fixture Catalogue</a><nav class="main-nav"><ul>${navigation(pages)}</ul></nav></header>
+<main><nav class="breadcrumb"><a href="/">Home</a> › <span>${title(page)}</span></nav>
+<article><h1>${title(page)}</h1><p class="byline">Item ${page + 1} of ${pages} · ${1 + (page % 28)} March 2026</p>
+${paragraphs.map((text) => `<p>${text}</p>`).join("\n")}
+<h2>Related</h2><ul class="related">${related.map((target) => `<li><a href="${pagePath(target)}">${title(target)}</a></li>`).join("")}</ul>
+</article><nav class="pagination"><ul>${pagination}</ul></nav></main>
+<footer class="site-footer"><ul>${boilerplate(next, "footer", 6)}</ul><p>© 2026 Fixture Catalogue.</p></footer>
+</body></html>`
+}
+
 const pageOf = (path: string, pages: number): number | undefined => {
   if (path === "/") return 0
   const match = /^\/articles\/(\d+)\/([a-z-]+)$/.exec(path)
@@ -134,7 +170,8 @@ const pageOf = (path: string, pages: number): number | undefined => {
   return match && page > 0 && page < pages && match[2] === slug(page) ? page : undefined
 }
 
-export const startSite = async ({ pages, sitemap = false }: SiteOptions): Promise<Site> => {
+export const startSite = async ({ pages, sitemap = false, kind = "articles" }: SiteOptions): Promise<Site> => {
+  const render = kind === "small" ? renderSmallPage : renderPage
   let hits = 0
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://site").pathname
@@ -159,7 +196,7 @@ export const startSite = async ({ pages, sitemap = false }: SiteOptions): Promis
     }
     hits++
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    res.end(renderPage(page, pages))
+    res.end(render(page, pages))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return {

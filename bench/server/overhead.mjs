@@ -29,9 +29,9 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { gunzipSync } from "node:zlib"
 import { Engine, ServerConfig } from "@webdata/core"
-import { extractHtml } from "@webdata/core/content"
 import { serve } from "@webdata/server"
 import { articlePage } from "../lambda/site.mjs"
+import { startFloor } from "./floor.mjs"
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const REQUESTS = Number(process.env.REQUESTS ?? 200)
@@ -40,43 +40,6 @@ const WARMUP = 30
 const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0
-
-/** The framework-free floor: the same fetch, pipeline and JSON answer on a bare `node:http` server. */
-const startFloor = async () => {
-  const formats = { markdown: true, html: false, links: false, images: false }
-  const server = createServer(async (req, res) => {
-    const chunks = []
-    for await (const chunk of req) chunks.push(chunk)
-    const { url } = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-    const response = await fetch(url)
-    const html = await response.text()
-    const { markdown, metadata } = extractHtml(html, {
-      url,
-      onlyMainContent: true,
-      includeTags: [],
-      excludeTags: [],
-      removeBase64Images: true,
-      formats,
-    })
-    const document = { markdown, metadata: { ...metadata, sourceURL: url, url, statusCode: response.status } }
-    res.writeHead(200, { "content-type": "application/json" })
-    res.end(JSON.stringify({ success: true, data: document }))
-  })
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  }
-}
-
-// The floor's own child process (`floor-process`): serve, say where, and wait to be stopped.
-if (process.env.BENCH_FLOOR_SERVER === "1") {
-  const floor = await startFloor()
-  console.log(`listening on ${floor.url}`)
-  await new Promise((resolve) => process.once("SIGTERM", resolve))
-  await floor.close()
-  process.exit(0)
-}
 
 /** The article benchmark's pages of 80–120 KB (the corpus's median page is 112 KB). */
 const corpusPages = () => {
@@ -155,7 +118,7 @@ const startServer = async (spec) => {
     })
   if (kind === "floor" && assignments.length === 0) return startFloor()
   if (kind === "floor-process" && assignments.length === 0)
-    return startProcess({ BENCH_FLOOR_SERVER: "1" }, new URL(import.meta.url))
+    return startProcess({ BENCH_FLOOR_SERVER: "1" }, new URL("./floor.mjs", import.meta.url))
   // Split at the first "=" only: values such as NODE_OPTIONS=--max-semi-space-size=32 hold one too.
   const variables = assignments.map((assignment) => /^([^=]+)=(.*)$/.exec(assignment))
   if (kind === "process" && variables.every((match) => match !== null))

@@ -5,7 +5,11 @@
 import { Readable } from "node:stream"
 import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction, RequestHandler } from "express"
 
-export type WebHandlerFunction = (request: Request) => Promise<Response>
+/** A web handler; the second argument tells it the client's address (Express's `req.ip`, per `trust proxy`). */
+export type WebHandlerFunction = (
+  request: Request,
+  origin?: { readonly clientAddress?: string | undefined },
+) => Promise<Response>
 
 export interface ExpressMiddlewareOptions {
   /** Largest request body read from the socket; larger bodies answer 413 without being buffered. Default 60 MiB. */
@@ -133,7 +137,7 @@ export const toExpressMiddleware = (
         ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
         signal: aborter.signal,
       })
-      await send(await handler(request), res)
+      await send(await handler(request, { clientAddress: req.ip }), res)
     }
     run().catch(next)
   }

@@ -69,7 +69,9 @@ export const make = (options: BrowserOptions) =>
       return Exit.isSuccess(exit) ? undefined : Option.getOrElse(Cause.failureOption(exit.cause), () => refusalOf(url))
     }
 
+    let rendering = 0
     const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<RenderedPage> => {
+      rendering++
       const instance = processes.acquire()
       // The filters are parsed (once, ~1 s) while the first browser starts.
       const adFiltersLoading = request.blockAds === false ? undefined : filters()
@@ -151,6 +153,7 @@ export const make = (options: BrowserOptions) =>
         // A browser that cannot close a context in time is hung: its other pages finish, new ones get a fresh one.
         if (context !== undefined && !(await settlesWithin(context.close(), CONTEXT_MS))) processes.retire(instance)
         processes.release(instance)
+        rendering--
         await proxy?.close()
       }
     }
@@ -204,6 +207,11 @@ export const make = (options: BrowserOptions) =>
           }),
         ),
       openSession: openLive,
+      probe: Effect.tryPromise({
+        try: processes.probe,
+        catch: (error) => scrapeErrorOf(error, "about:blank"),
+      }),
+      usage: Effect.sync(() => ({ pages: rendering, sessions: sessions.size })),
     }
   })
 

@@ -51,6 +51,8 @@ export interface Processes {
   readonly release: (instance: Instance) => void
   /** No more pages for `instance` (it hung): the next page gets a fresh process. */
   readonly retire: (instance: Instance) => void
+  /** The current process (launched if need be) once it is connected; rejects when it cannot be launched. */
+  readonly probe: () => Promise<void>
   /** Closes the current process and waits for those closing. */
   readonly close: () => Promise<void>
 }
@@ -130,6 +132,11 @@ export const makeProcesses = (executablePath: string, pagesPerBrowser: number): 
     release: (instance) => {
       instance.open--
       if (instance.retired && instance.open === 0) closeInBackground(instance)
+    },
+    probe: async () => {
+      if (current === undefined || current.retired) current = launch()
+      const browser = await current.browser
+      if (!browser.isConnected()) throw new Error("the browser is not connected")
     },
     retire: (instance) => {
       instance.retired = true

@@ -11,7 +11,7 @@ import { decodeStrict } from "./Domain/Decode.js"
 import { partitionUrls, withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
 import { JobControl } from "./Jobs/JobControl.js"
-import { type AgentSpec, decodeSpec, encodeSpec } from "./Jobs/JobSpec.js"
+import { type AgentSpec, decodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
@@ -19,6 +19,7 @@ import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { Llm } from "./Llm/Llm.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import { encodeTraced } from "./Observability/JobTrace.js"
 import { llmNotConfigured } from "./Scrape/Capabilities.js"
 
 /** Steps and model tokens a run may take at most, whatever its credits. */
@@ -108,7 +109,7 @@ export const make = Effect.gen(function* () {
       {
         kind: "agent",
         owner,
-        options: encodeSpec(spec),
+        options: yield* encodeTraced(spec),
         // Every step is a task, and the one after the last may be admitted only to find the budget spent.
         limit: spec.maxSteps + 1,
         maxConcurrency: 1,

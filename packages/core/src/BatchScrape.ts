@@ -7,13 +7,13 @@ import { BatchScrapeRequest, batchScrapeOptions } from "./Domain/BatchScrapeRequ
 import { decodeStrict } from "./Domain/Decode.js"
 import { IntranetHosts, urlProblem, withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
-import { encodeSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type NewTask, newId, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import { encodeTraced } from "./Observability/JobTrace.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
 /** A batch admits any number of URLs over its life (`appendToId`): its limit is not a bound in practice. */
@@ -69,7 +69,7 @@ export const make = Effect.gen(function* () {
       {
         kind: "batch",
         owner,
-        options: encodeSpec({ kind: "batch", scrapeOptions: batchScrapeOptions(request) }),
+        options: yield* encodeTraced({ kind: "batch", scrapeOptions: batchScrapeOptions(request) }),
         limit: BATCH_LIMIT,
         ...(request.maxConcurrency !== undefined ? { maxConcurrency: request.maxConcurrency } : {}),
         ...(request.webhook !== undefined ? { webhook: request.webhook } : {}),

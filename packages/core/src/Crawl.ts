@@ -11,7 +11,7 @@ import { decodeMapRequest } from "./Domain/MapRequest.js"
 import { ScrapeOptions } from "./Domain/ScrapeOptions.js"
 import { withScheme } from "./Domain/Url.js"
 import { RequestError } from "./Errors.js"
-import { type CrawlerOptions, type CrawlSpec, encodeSpec } from "./Jobs/JobSpec.js"
+import type { CrawlerOptions, CrawlSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig, type JobsConfigShape } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
@@ -21,6 +21,7 @@ import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { Llm } from "./Llm/Llm.js"
 import { MapService } from "./Map.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import { encodeTraced } from "./Observability/JobTrace.js"
 import { availableEngines, unsupportedOption } from "./Scrape/Capabilities.js"
 
 export interface StartedCrawl {
@@ -43,8 +44,15 @@ export interface PreviewedOptions {
 export class Crawl extends Context.Tag("@webdata/core/Crawl")<
   Crawl,
   {
-    /** Starts a crawl from a request body (validated here, like the API's). */
-    readonly start: (input: unknown, owner: Owner) => Effect.Effect<StartedCrawl, RequestError | StoreError>
+    /**
+     * Starts a crawl from a request body (validated here, like the API's). `mayIgnoreRobots`: the caller's key has the
+     * `ignoreRobotsTxt` flag.
+     */
+    readonly start: (
+      input: unknown,
+      owner: Owner,
+      mayIgnoreRobots?: boolean,
+    ) => Effect.Effect<StartedCrawl, RequestError | StoreError>
     /** The options a prompt stands for (`/v2/crawl/params-preview`). */
     readonly previewParams: (request: ParamsPreviewRequest) => Effect.Effect<PreviewedOptions, RequestError>
   }
@@ -53,14 +61,18 @@ export class Crawl extends Context.Tag("@webdata/core/Crawl")<
 const decodeRequest = decodeStrict(CrawlRequest)
 
 /** `ignoreRobotsTxt` is the operator's to allow (Firecrawl gates it too): a 403 when asked for and not allowed. */
-export const checkIgnoreRobots = (config: JobsConfigShape, requested: boolean): Effect.Effect<void, RequestError> =>
-  requested && !config.allowIgnoreRobotsTxt
+export const checkIgnoreRobots = (
+  config: JobsConfigShape,
+  requested: boolean,
+  granted = false,
+): Effect.Effect<void, RequestError> =>
+  requested && !config.allowIgnoreRobotsTxt && !granted
     ? Effect.fail(
         new RequestError({
           reason: "Forbidden",
           code: "FORBIDDEN",
           message:
-            "ignoreRobotsTxt is not enabled (servers allow it with WEBDATA_ALLOW_IGNORE_ROBOTS=1, the library with jobs: { allowIgnoreRobotsTxt: true })",
+            "ignoreRobotsTxt is not enabled (servers allow it with WEBDATA_ALLOW_IGNORE_ROBOTS=1 or to one key with its ignoreRobotsTxt flag, the library with jobs: { allowIgnoreRobotsTxt: true })",
         }),
       )
     : Effect.void
@@ -133,11 +145,11 @@ export const make = Effect.gen(function* () {
     return { request: merged, generated: options as Record<string, unknown> }
   })
 
-  const start = Effect.fn("Crawl.start")(function* (input: unknown, owner: Owner) {
+  const start = Effect.fn("Crawl.start")(function* (input: unknown, owner: Owner, mayIgnoreRobots = false) {
     const decoded = yield* decodeRequest(input)
     yield* queue.admit
     const { request, generated, warning } = yield* withPrompt(input, decoded)
-    yield* checkIgnoreRobots(config, request.ignoreRobotsTxt)
+    yield* checkIgnoreRobots(config, request.ignoreRobotsTxt, mayIgnoreRobots)
     const crawler = crawlerOptionsOf(request)
     const spec: CrawlSpec = {
       kind: "crawl",
@@ -156,7 +168,7 @@ export const make = Effect.gen(function* () {
         kind: "crawl",
         owner,
         url: spec.url,
-        options: encodeSpec(spec),
+        options: yield* encodeTraced(spec),
         limit: request.limit,
         // A delay spaces the crawl's fetches, so they go one at a time (as Firecrawl does).
         ...(delayMs !== undefined ? { delayMs, maxConcurrency: 1 } : {}),

@@ -59,6 +59,7 @@ import * as LocalIndex from "./Search/LocalIndex.js"
 import type { SearchProvider } from "./Search/SearchProvider.js"
 import * as SearchSettings from "./Search/SearchSettings.js"
 import * as SearchModule from "./Search.js"
+import * as Usage from "./Tenants/Usage.js"
 
 export interface EngineOptions {
   /** Let targets on loopback, private and link-local addresses through the URL guard. Default false. */
@@ -157,6 +158,7 @@ export type EngineServices =
   | MonitorModule.Monitor
   | MonitorChecks.MonitorChecks
   | LlmUsage.LlmUsage
+  | Usage.Usage
   | JobControl.JobControl
   | Drain.Drain
   | MapService
@@ -198,16 +200,14 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
   const base = Layer.mergeAll(
     parts.heap,
     parts.guard,
-    parts.store,
     parts.workQueue.pipe(Layer.provideMerge(WorkSignal.layer)),
     parts.jobs,
     parts.proxies,
     parts.artifacts ?? Layer.empty,
     parts.parser ?? Layer.empty,
     parts.llm ?? Layer.empty,
-    LlmUsage.layer,
     ScrapeReplay.layer,
-  )
+  ).pipe(Layer.provideMerge(LlmUsage.layerCharging), Layer.provideMerge(Usage.layer), Layer.provideMerge(parts.store))
   const searching = parts.search.pipe(Layer.provideMerge(parts.localIndex), Layer.provideMerge(base))
   const engines = parts.browser !== undefined ? Layer.merge(parts.fetcher, parts.browser) : parts.fetcher
   const net = Layer.mergeAll(engines, parts.webhooks).pipe(Layer.provideMerge(searching))

@@ -13,13 +13,14 @@ import { RequestError } from "./Errors.js"
 import { EXTRACT_TIMED_OUT, type ExtractOutcome, readExtract } from "./Extract/ExtractResult.js"
 import { pageScrapeOptions, searchTask, seedTasks } from "./Extract/ExtractTasks.js"
 import { JobControl } from "./Jobs/JobControl.js"
-import { type ExtractSpec, encodeSpec } from "./Jobs/JobSpec.js"
+import type { ExtractSpec } from "./Jobs/JobSpec.js"
 import { type Job, JobStore, type StoreError } from "./Jobs/JobStore.js"
 import { JobsConfig } from "./Jobs/JobsConfig.js"
 import type { Owner } from "./Jobs/Owner.js"
 import { announce, checkWebhookTarget, Webhooks } from "./Jobs/Webhooks.js"
 import { WorkQueue } from "./Jobs/WorkQueue.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import { encodeTraced } from "./Observability/JobTrace.js"
 import { availableEngines, llmNotConfigured, unsupportedOption } from "./Scrape/Capabilities.js"
 import { SearchProvider } from "./Search/SearchProvider.js"
 
@@ -137,7 +138,7 @@ export const make = Effect.gen(function* () {
         kind: "extract",
         owner,
         ...(urls[0] !== undefined ? { url: urls[0] } : {}),
-        options: encodeSpec(spec),
+        options: yield* encodeTraced(spec),
         // The pages, plus the expansions and searches that find them.
         limit: pageLimit + seeds.filter((task) => !task.key.startsWith("page:")).length,
         ...(request.webhook !== undefined ? { webhook: request.webhook } : {}),

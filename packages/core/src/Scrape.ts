@@ -23,6 +23,8 @@ import { JobStore } from "./Jobs/JobStore.js"
 import { PROXY_RETRY_STATUSES, Proxies } from "./Net/Proxies.js"
 import { retryAfterMs } from "./Net/RetryAfter.js"
 import { UrlGuard } from "./Net/UrlGuard.js"
+import * as Metrics from "./Observability/Metrics.js"
+import * as RequestLog from "./Observability/RequestLog.js"
 import { FileParser } from "./Parse/FileParser.js"
 import { readFile } from "./Parse/ReadFile.js"
 import { lazyModule } from "./Process/LazyModule.js"
@@ -137,15 +139,12 @@ export const make = Effect.gen(function* () {
     const minAge = input.minAge
     const maxAge = input.lockdown ? LOCKDOWN_MAX_AGE_MS : input.maxAge
     if (minAge === undefined && maxAge === 0) return Effect.succeedNone
-    return cache
-      .get(key)
-      .pipe(
-        Effect.map(
-          Option.filter((page) =>
-            minAge !== undefined ? now - page.cachedAt >= minAge : now - page.cachedAt <= maxAge,
-          ),
-        ),
-      )
+    return cache.get(key).pipe(
+      Effect.map(
+        Option.filter((page) => (minAge !== undefined ? now - page.cachedAt >= minAge : now - page.cachedAt <= maxAge)),
+      ),
+      Effect.tap((found) => Metrics.cacheRead(Option.isSome(found))),
+    )
   }
 
   /** Hosts whose pages turned out to be rendered by JavaScript: their next pages go to the browser at once. */
@@ -246,6 +245,7 @@ export const make = Effect.gen(function* () {
       })
     const scrapeId = uuidv7()
     const url = withScheme(input.url)
+    yield* RequestLog.note({ host: hostOf(url) })
     const key = cacheKey(url, partitionOf(scope, input.owner)) + pdfCacheSuffix(input.parsers)
     const cached = yield* fromCache(key, input)
     if (Option.isSome(cached)) {
@@ -261,6 +261,7 @@ export const make = Effect.gen(function* () {
       })
       // Indexed for this caller too: the copy may have been fetched by another key, or without markdown.
       yield* recordDocument(searchIndex, input.owner ?? null, document, { zeroDataRetention: input.zeroDataRetention })
+      yield* Metrics.pageScraped("cache")
       const outcome: ScrapeOutcome = { document }
       return outcome
     }
@@ -338,6 +339,7 @@ export const make = Effect.gen(function* () {
       zeroDataRetention: input.zeroDataRetention,
       personal: hasHeaders || input.profile !== undefined || (input.actions?.length ?? 0) > 0,
     })
+    yield* Metrics.pageScraped("fetch")
     const outcome: ScrapeOutcome = { document, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) }
     return outcome
   })

@@ -4,6 +4,7 @@ import { Engine, type EngineServices, type Mailer } from "@webdata/core"
 import * as Parse from "@webdata/parse"
 import { Config, Effect, Layer, Option } from "effect"
 import * as StoreFromEnvironment from "./StoreFromEnvironment.js"
+import { telemetryFromEnvironment } from "./telemetry.js"
 
 /** What a host other than the server decides (the Lambda functions): see `Engine.HostOptions`. */
 export interface EnvironmentHostOptions extends Engine.HostOptions {
@@ -25,7 +26,8 @@ const mailerFromEnvironment = Effect.gen(function* () {
 /**
  * The engine configured from the environment (what `npm start`, `webdata serve` and the workers run): on the store
  * `WEBDATA_STORE` names, with the file parsers, the browser engine when a Chromium is found, a worker unless
- * `WEBDATA_WORKER=0`, and the SMTP mailer when `WEBDATA_SMTP_URL` is set.
+ * `WEBDATA_WORKER=0`, the SMTP mailer when `WEBDATA_SMTP_URL` is set, and OpenTelemetry when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is.
  */
 export const engineFromEnvironment = (host: EnvironmentHostOptions = {}): Layer.Layer<EngineServices> =>
   Layer.unwrapEffect(
@@ -37,7 +39,8 @@ export const engineFromEnvironment = (host: EnvironmentHostOptions = {}): Layer.
         Option.match(mailer, { onNone: () => host, onSome: (layer) => ({ ...host, mailer: layer }) }),
       ),
     ),
-  )
+    // Under the engine, so that every fiber it starts (the worker's included) traces to the collector.
+  ).pipe(Layer.provide(telemetryFromEnvironment))
 
 /** What the server and the workers say at start-up about the engines `engineFromEnvironment()` has. */
 export const enginesLine = (env: NodeJS.ProcessEnv = process.env): string => {

@@ -11,8 +11,8 @@ import {
   toExpressMiddleware,
   webdataErrorHandler,
 } from "@webdata/adapter-express"
-import { type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
-import { Layer } from "effect"
+import { type EngineServices, makeWebHandler, ServerConfig, ShutdownGrace } from "@webdata/core"
+import { Effect, Layer } from "effect"
 import express from "express"
 import { engineFromEnvironment } from "./engine.js"
 
@@ -31,13 +31,21 @@ export interface ServeOptions {
   readonly trustProxy?: boolean | number | string
   /** Server settings layer; defaults to `WEBDATA_API_KEYS` from the environment. */
   readonly serverConfig?: Layer.Layer<ServerConfig.ServerConfig>
+  /**
+   * On `close`, how long open requests may still finish before their connections are cut. Default:
+   * `WEBDATA_SHUTDOWN_GRACE_MS`, else 10 s (the worker's running tasks get the same, once the requests are done).
+   */
+  readonly shutdownGraceMs?: number
 }
 
 export interface RunningServer {
   readonly server: Server
   /** `http://host:port`, with the port actually bound. */
   readonly url: string
-  /** Stops accepting connections, waits for open requests, then releases the engine. */
+  /**
+   * Stops accepting connections, lets open requests finish (at most the shutdown grace), then releases the engine: the
+   * worker's running tasks get the grace too, the others' leases are given back, the browser is closed.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -49,7 +57,25 @@ const trustProxyFromEnvironment = (): boolean | number | string => {
   return /^\d+$/.test(value) ? Number(value) : value
 }
 
+/**
+ * Stops accepting connections and resolves once the open requests have ended; past `graceMs` their connections are
+ * cut. Keep-alive connections are closed as soon as they are idle, since an idle one would hold the close until its
+ * timeout.
+ */
+const closeServer = (server: Server, graceMs: number): Promise<void> =>
+  new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50)
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs)
+    server.close(() => {
+      clearInterval(idle)
+      clearTimeout(cut)
+      resolve()
+    })
+    server.closeIdleConnections()
+  })
+
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
+  const graceMs = options.shutdownGraceMs ?? Effect.runSync(Effect.orDie(ShutdownGrace.config))
   const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
     Layer.merge(options.engine ?? engineFromEnvironment(), options.serverConfig ?? ServerConfig.layerConfig),
   )
@@ -81,10 +107,7 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
     close: async () => {
       watcher.close()
       sessionSockets.close()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-      })
+      await closeServer(server, graceMs)
       await dispose()
     },
   }

@@ -16,6 +16,7 @@ import WebSocket from "ws"
 import { chainPages, startCrawlSite } from "../../core/test/support/crawlSite.js"
 import { listenOnLoopback } from "../../core/test/support/loopback.js"
 import { type Backend, freshPostgres, freshRedis } from "./support/backends.js"
+import { allPages, type Status, startCrawl, status, until } from "./support/crawlApi.js"
 import { type Entry, startEntry, stopEntry } from "./support/entry.js"
 
 const PAGES = 1000
@@ -48,52 +49,6 @@ const startWorker = async (backend: Backend) => {
   running.push(entry)
   await entry.waitFor(/worker running on/)
   return entry
-}
-
-interface Status {
-  readonly status: string
-  readonly total: number
-  readonly completed: number
-  readonly creditsUsed: number
-  readonly expiresAt: string
-  readonly next?: string
-  readonly data: ReadonlyArray<{ readonly metadata: { readonly sourceURL: string } }>
-}
-
-const status = async (api: string, id: string, skip = 0): Promise<Status> => {
-  const response = await fetch(`${api}/v2/crawl/${id}?skip=${skip}`)
-  expect(response.status).toBe(200)
-  return (await response.json()) as Status
-}
-
-const startCrawl = async (api: string, site: string, options: Record<string, unknown> = {}): Promise<string> => {
-  const response = await fetch(`${api}/v2/crawl`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url: `${site}/`, limit: PAGES + 1, scrapeOptions: { formats: ["markdown"] }, ...options }),
-  })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { id: string }).id
-}
-
-const until = async <A>(read: () => Promise<A>, done: (value: A) => boolean, timeoutMs: number): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await read()
-    if (done(value)) return value
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value).slice(0, 300)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-/** Every page's URL of the crawl, read through the status pages' `next` cursor. */
-const allPages = async (api: string, id: string): Promise<Array<string>> => {
-  const urls: Array<string> = []
-  for (;;) {
-    const page = await status(api, id, urls.length)
-    urls.push(...page.data.map((document) => document.metadata.sourceURL))
-    if (page.next === undefined || page.data.length === 0) return urls
-  }
 }
 
 /** The watcher's view: every document URL it sent (catch-up and live), and how it closed. */
@@ -150,7 +105,7 @@ describe.each([
     const [first, second] = await Promise.all([startApi(backend), startApi(backend)])
     const lone = await startWorker(backend)
     const soloStart = Date.now()
-    const soloId = await startCrawl(first!.url, alone.url)
+    const soloId = await startCrawl(first!.url, alone.url, { limit: PAGES + 1 })
     await until(
       () => status(first!.url, soloId),
       (s) => s.status === "completed",
@@ -165,7 +120,7 @@ describe.each([
     const receiver = await startReceiver()
     const workers = await Promise.all([startWorker(backend), startWorker(backend), startWorker(backend)])
     const sharedStart = Date.now()
-    const id = await startCrawl(first!.url, site.url, { webhook: `${receiver.url}/hook` })
+    const id = await startCrawl(first!.url, site.url, { limit: PAGES + 1, webhook: `${receiver.url}/hook` })
     // Watched on the API process that did not take the request: every page comes from workers elsewhere.
     const watcher = watch(second!.url, id)
     await until(

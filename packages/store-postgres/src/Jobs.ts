@@ -2,8 +2,10 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import {
   admissible,
+  deliveriesToQueue,
   encodeJson,
   encodeOptionalJson,
+  encodeTaskDeliveries,
   type JobStoreShape,
   type NewTask,
   newId,
@@ -13,6 +15,7 @@ import {
 import { Array as Arr, Effect, Option } from "effect"
 import type { Db } from "./Db.js"
 import * as News from "./News.js"
+import { insertDelivery } from "./Outbox.js"
 import { decodeFirst, type JobRow, type TaskRow, toJob, toTask } from "./Rows.js"
 
 type Jobs = Pick<
@@ -158,6 +161,7 @@ export const make = ({ sql, run, transaction, lockJob, notification, notify }: D
     completeTask: (task, outcome) =>
       Effect.gen(function* () {
         const document = yield* encodeOptionalJson(outcome.document)
+        const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
         return yield* transaction(
           Effect.gen(function* () {
             const row = yield* lockJob(task.jobId)
@@ -215,8 +219,11 @@ export const make = ({ sql, run, transaction, lockJob, notification, notify }: D
                 ) AS remaining
               ) AS open
               WHERE id = ${task.jobId} RETURNING jobs.*`
-            const finished = yield* toJob(updated!)
-            return { recorded: true, finished: finished.status === "completed", job: Option.some(finished) }
+            const after = yield* toJob(updated!)
+            const finished = after.status === "completed"
+            // Under the writer lock, so the job's deliveries take their seq in the order of its commits.
+            for (const delivery of deliveriesToQueue(deliveries, finished)) yield* insertDelivery(sql, delivery)
+            return { recorded: true, finished, job: Option.some(after) }
           }),
         )
       }),

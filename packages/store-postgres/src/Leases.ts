@@ -17,19 +17,30 @@ const liveLeases = (sql: SqlClient.SqlClient, jobId: Fragment | string, now: num
   sql<CountRow>`SELECT count(*) FROM tasks WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > ${now}`
 
 /**
- * The jobs a lease may serve, least recently served first: running, with a task due now, and below their
- * `maxConcurrency` (checked again under the lease lock). At most `max` of them, since each gets at least one slot.
+ * The jobs a lease may serve: running, with a task due now, and below their `maxConcurrency` (checked again under the
+ * lease lock). Every owner with such a job is here, with its `max` least recently served ones (an owner never gets
+ * more slots than that, and each job at least one); no `LIMIT` on the whole list, which with one tenant's many jobs
+ * first in line would hide another tenant's. Owners come one after the other, least recently served first (an
+ * owner's last service is its most recently served job's), each one's jobs least recently served first: the order
+ * `fairLease` reads.
  */
 export const candidates = (sql: SqlClient.SqlClient, now: number, max: number) =>
-  sql<{ readonly id: string; readonly max_concurrency: number | null }>`
-    SELECT j.id, j.max_concurrency FROM jobs j
-    WHERE j.status = 'scraping'
-      AND EXISTS (
-        SELECT 1 FROM tasks t WHERE t.job_id = j.id AND t.status IN ('pending', 'leased') AND t.due_at <= ${now}
-      )
-      AND (j.max_concurrency IS NULL OR (${liveLeases(sql, sql`j.id`, now)}) < j.max_concurrency)
-    ORDER BY j.lease_turn, j.created_at, j.id
-    LIMIT ${max}`
+  sql<{ readonly id: string; readonly owner: string | null; readonly max_concurrency: number | null }>`
+    SELECT id, owner, max_concurrency FROM (
+      SELECT due.*, max(due.turn) OVER (PARTITION BY due.owner) AS owner_turn,
+        row_number() OVER (PARTITION BY due.owner ORDER BY due.turn) AS rank
+      FROM (
+        SELECT j.id, j.owner, j.max_concurrency, row_number() OVER (ORDER BY j.lease_turn, j.created_at, j.id) AS turn
+        FROM jobs j
+        WHERE j.status = 'scraping'
+          AND EXISTS (
+            SELECT 1 FROM tasks t WHERE t.job_id = j.id AND t.status IN ('pending', 'leased') AND t.due_at <= ${now}
+          )
+          AND (j.max_concurrency IS NULL OR (${liveLeases(sql, sql`j.id`, now)}) < j.max_concurrency)
+      ) due
+    ) ranked
+    WHERE rank <= ${max}
+    ORDER BY owner_turn, turn`
 
 export interface Claim {
   readonly jobId: string
@@ -113,7 +124,7 @@ export const make = ({ sql, run, transaction, locks, notify }: Db): Leases => {
               yield* locks.leases(jobs.filter((job) => job.max_concurrency !== null).map((job) => job.id))
               const leaseUntil = now + leaseMs
               const { tasks, served } = yield* fairLease(
-                jobs.map((job) => ({ id: job.id, maxConcurrency: job.max_concurrency ?? undefined })),
+                jobs.map((job) => ({ id: job.id, owner: job.owner, maxConcurrency: job.max_concurrency ?? undefined })),
                 max,
                 {
                   liveLeases: (jobId) => Effect.map(liveLeases(sql, jobId, now), toCount),

@@ -7,7 +7,8 @@
  *   advisory lock, so one writer at a time changes a job: the next document seq, `total` against `limit`, and
  *   "no open task is left, the job is finished" are each read after the previous writer committed, which makes
  *   `finished` true exactly once. Then they read the job row `FOR KEY SHARE` (pinning it against a purge's DELETE,
- *   while leasers may still update its `lease_turn`), and they write the job row last, waiting for nothing after.
+ *   while leasers may still update its `lease_turn`), and they write the job row last, waiting for nothing after (what
+ *   `completeTask` writes then, its webhook deliveries, are inserts of new rows).
  * - Leasers never wait for a row: tasks are claimed `FOR UPDATE SKIP LOCKED`, and the lease turn of a served job is
  *   advanced only if its row is not locked at that instant (by a writer's last statement or a purge). For jobs with
  *   a `maxConcurrency`, they first take the jobs' lease locks, all of them before any row, in one global order, so
@@ -15,7 +16,8 @@
  * - `expireLeases` skips locked tasks: each is being completed, leased again, cancelled or deleted, ending its lease.
  * - Purges run one at a time (the purge lock). A purge deletes the expired job rows first, which waits for the
  *   writers that hold them `FOR KEY SHARE` and keeps new writers out; then the jobs' tasks and other rows, which no
- *   writer can touch any more; stale gates and expired records with SKIP LOCKED.
+ *   writer can touch any more; stale gates and expired records with SKIP LOCKED; expired counters by their index,
+ *   waiting for an add in flight (a single-statement transaction that waits for nothing else).
  * - `passGates` inserts and locks its gate rows in key order. `deleteRecord` locks a record and its children in key
  *   order; the purge skips records locked at that instant. `cancelJob` and `failJob` change the open tasks of a job
  *   they are the only writer of; every other operation changes a single row, and waits for nothing else.

@@ -3,12 +3,16 @@
  * (its lowest seq) is ever leased, so a job's deliveries arrive in the order they were queued.
  */
 import type { SqlClient } from "@effect/sql"
-import { encodeJson, type JobStoreShape, type LeaseRequest, newId } from "@webdata/core/jobs"
+import { type EncodedDelivery, encodeDelivery, type JobStoreShape, type LeaseRequest, newId } from "@webdata/core/jobs"
 import { Array as Arr, Effect, Order } from "effect"
 import { changes, type Db } from "./Db.js"
 import { type DeliveryRow, type Int8, toDelivery } from "./Rows.js"
 
 type Outbox = Pick<JobStoreShape, "enqueueDelivery" | "leaseDeliveries" | "finishDelivery" | "retryDelivery">
+
+/** Queues a delivery: alone (`enqueueDelivery`) or in the transaction of the task it reports (`completeTask`). */
+export const insertDelivery = (sql: SqlClient.SqlClient, { jobId, json, createdAt }: EncodedDelivery) =>
+  sql`INSERT INTO deliveries ${sql.insert({ id: newId(), job_id: jobId, payload: json, created_at: createdAt })}`
 
 /**
  * Leases the due heads, oldest first. `heads` is a skip scan of `deliveries_job`: one index probe per job that has
@@ -42,15 +46,8 @@ const bySeq = Order.mapInput(Order.number, (row: { readonly seq: Int8 }) => Numb
 
 export const make = ({ sql, run }: Db): Outbox => ({
   // Always accepted: the outbox is bounded by the jobs' expiry (purgeExpired drops a purged job's deliveries).
-  enqueueDelivery: ({ jobId, payload, createdAt }) =>
-    Effect.flatMap(encodeJson(payload), (json) =>
-      run(
-        Effect.as(
-          sql`INSERT INTO deliveries ${sql.insert({ id: newId(), job_id: jobId, payload: json, created_at: createdAt })}`,
-          true,
-        ),
-      ),
-    ),
+  enqueueDelivery: (delivery) =>
+    Effect.flatMap(encodeDelivery(delivery), (encoded) => run(Effect.as(insertDelivery(sql, encoded), true))),
 
   leaseDeliveries: (request) =>
     request.max <= 0

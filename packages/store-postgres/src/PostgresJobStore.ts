@@ -15,6 +15,7 @@ import { PgClient } from "@effect/sql-pg"
 import { JobStore, type JobStoreShape, StoreError } from "@webdata/core/jobs"
 import { Duration, Effect, Layer } from "effect"
 import { type PostgresJobStoreOptions, settings } from "./Connection.js"
+import * as Counters from "./Counters.js"
 import * as Db from "./Db.js"
 import { fromSqlError } from "./Errors.js"
 import * as Gates from "./Gates.js"
@@ -49,6 +50,7 @@ export const make = (schema: string): Effect.Effect<JobStoreShape, never, PgClie
       ...Outbox.make(db),
       ...Gates.make(db),
       ...Records.make(db),
+      ...Counters.make(db),
       ...Purge.make(db),
       news: News.stream(pg, News.channel(schema)),
     }

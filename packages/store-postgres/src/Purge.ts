@@ -1,6 +1,7 @@
 /** `purgeExpired`: what expired, and what only shortened the store's answers, goes. */
 import type { JobStoreShape } from "@webdata/core/jobs"
 import { Effect } from "effect"
+import * as Counters from "./Counters.js"
 import { changes, type Db } from "./Db.js"
 
 export const make = ({ sql, transaction, locks }: Db): Pick<JobStoreShape, "purgeExpired"> => ({
@@ -31,6 +32,7 @@ export const make = ({ sql, transaction, locks }: Db): Pick<JobStoreShape, "purg
           DELETE FROM records WHERE (kind, id) IN (
             SELECT kind, id FROM records WHERE expires_at <= ${now} FOR UPDATE SKIP LOCKED
           )`)
+        const counters = yield* changes(Counters.purged(sql, now))
         const cache =
           options.cacheBefore === undefined
             ? 0
@@ -39,7 +41,7 @@ export const make = ({ sql, transaction, locks }: Db): Pick<JobStoreShape, "purg
           options.indexBefore === undefined
             ? 0
             : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
-        return { jobs: ids.length, tasks, documents, errors, scrapes, cache, indexed, deliveries, records }
+        return { jobs: ids.length, tasks, documents, errors, scrapes, cache, indexed, deliveries, records, counters }
       }),
     ),
 })

@@ -132,6 +132,31 @@ describe("PostgreSQL store across processes", () => {
     }),
   )
 
+  it.scopedLive("200 adds to one counter from 4 processes, while purges run, answer each value once", () =>
+    Effect.gen(function* () {
+      const { stores } = yield* processes(4)
+      yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => `old ${i}`),
+        (name) => stores[0]!.addToCounter(name, 1, T0 + 100),
+      )
+      const [answers, purges] = yield* Effect.all(
+        [
+          Effect.all(
+            Array.from({ length: 200 }, (_, i) => stores[i % 4]!.addToCounter("rate:hot", 1, T0 + 1000)),
+            { concurrency: "unbounded" },
+          ),
+          Effect.all([stores[1]!.purgeExpired(T0 + 100), stores[2]!.purgeExpired(T0 + 100)], {
+            concurrency: "unbounded",
+          }),
+        ],
+        { concurrency: "unbounded" },
+      )
+      expect([...answers].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
+      expect(purges[0].counters + purges[1].counters).toBe(20)
+      expect(yield* stores[3]!.readCounters(["rate:hot", "old 0", "old 19"])).toEqual([200, 0, 0])
+    }),
+  )
+
   it.scopedLive("concurrent outbox leases from 4 processes hand out each head once, one per job", () =>
     Effect.gen(function* () {
       const { stores } = yield* processes(4)

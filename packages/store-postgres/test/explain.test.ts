@@ -9,6 +9,7 @@ import { it } from "@effect/vitest"
 import { Effect } from "effect"
 import { describe, expect } from "vitest"
 import { newJob, tasks } from "../../core/test/jobs/conformance.js"
+import * as Counters from "../src/Counters.js"
 import * as Leases from "../src/Leases.js"
 import * as Outbox from "../src/Outbox.js"
 import * as Records from "../src/Records.js"
@@ -145,5 +146,44 @@ describe("PostgreSQL store at scale", () => {
         )
       }).pipe(Effect.provide(rawLayer)),
     120_000,
+  )
+
+  it.scopedLive("an add, a read and the purge of counters use indexes among 300 000 counters", () =>
+    Effect.gen(function* () {
+      const schema = yield* scopedSchema
+      yield* storeIn(schema)
+      const sql = yield* SqlClient.SqlClient
+      const inSchema = <A, E>(effect: Effect.Effect<A, E>) =>
+        sql.withTransaction(Effect.zipRight(sql`SET LOCAL search_path TO ${sql(schema)}`, effect))
+      // A rate-limit window per key and minute, most of them long past.
+      yield* inSchema(sql`
+        INSERT INTO counters (name, value, expires_at)
+        SELECT 'rate:key-' || (i % 1000) || ':' || (i / 1000), i % 60, ${T0}::int8 + (i / 1000) * 60000
+        FROM generate_series(1, 300000) AS i`)
+      yield* inSchema(sql`ANALYZE counters`)
+      const explain = (statement: Statement<unknown>) =>
+        Effect.map(
+          sql<{
+            readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }>
+          }>`EXPLAIN (FORMAT JSON) ${statement}`,
+          (rows) => nodes(rows[0]!["QUERY PLAN"][0]!.Plan),
+        )
+      const plans = yield* inSchema(
+        Effect.all({
+          add: explain(Counters.added(sql, "rate:key-1:299", 1, T0 + 299 * 60_000)),
+          read: explain(Counters.read(sql, ["rate:key-1:299", "rate:key-2:299", "usage:key-1"])),
+          // The purge a minute after the first window: a thousand rows out of 300 000.
+          purge: explain(Counters.purged(sql, T0 + 60_000)),
+        }),
+      )
+      for (const [name, plan] of Object.entries(plans))
+        expect(
+          plan.filter((node) => node["Relation Name"] === "counters" && node["Node Type"] === "Seq Scan"),
+          `${name} scans the counters`,
+        ).toEqual([])
+      const indexes = (name: keyof typeof plans) => plans[name].flatMap((node) => node["Index Name"] ?? [])
+      expect(indexes("read")).toContain("counters_pkey")
+      expect(indexes("purge")).toContain("counters_expires")
+    }).pipe(Effect.provide(rawLayer)),
   )
 })

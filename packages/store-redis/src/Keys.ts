@@ -60,6 +60,9 @@ export const layout = {
   recordsChildren: "records:children:",
   recordsDue: "records:due:",
   recordsExpiry: "records:expiry",
+  /** `counter:<name>`, an integer (`addToCounter`); `counters` orders the names by `expiresAt`, for the purge. */
+  counter: "counter:",
+  counters: "counters",
   /** The pub/sub channel of the `news`. */
   news: "news",
 } as const
@@ -95,6 +98,7 @@ export const keys = (prefix: string) => ({
   jobPart: (id: string, part: JobPart): string => `${prefix}${layout.job}${id}:${part}`,
   scrape: (id: string): string => `${prefix}${layout.scrape}${id}`,
   cache: (key: string): string => `${prefix}${layout.cache}${key}`,
+  counter: (name: string): string => `${prefix}${layout.counter}${name}`,
 })
 
 /** Lua: `K.<name>` is the full key (or key stem) of each name, for the prefix in `ARGV[1]`; `JOB_PARTS` lists parts. */

@@ -10,8 +10,11 @@
 import {
   admissible,
   decodeJson,
+  type EncodedDelivery,
+  encodeDelivery,
   encodeJson,
   encodeOptionalJson,
+  encodeTaskDeliveries,
   type Job,
   JobStore,
   type JobStoreShape,
@@ -23,6 +26,7 @@ import {
 } from "@webdata/core/jobs"
 import { Effect, Layer, Option } from "effect"
 import * as Connection from "./Connection.js"
+import * as Counters from "./Counters.js"
 import { type KeyName, keys } from "./Keys.js"
 import * as News from "./News.js"
 import {
@@ -64,6 +68,10 @@ export const DEFAULT_PREFIX = "webdata:"
 const PURGE_BUDGET = 2_000
 
 /** The script arguments of proposed tasks: a fresh id and the task's fields (see the `admit` Lua helper). */
+/** A delivery's arguments (see the scripts' `queueDelivery`); an absent one is four empty entries. */
+const deliveryArgs = (delivery: EncodedDelivery | undefined): ReadonlyArray<Arg> =>
+  delivery === undefined ? ["", "", "", ""] : [newId(), delivery.jobId, delivery.json, delivery.createdAt]
+
 const taskArgs = (tasks: ReadonlyArray<NewTask>): ReadonlyArray<Arg> =>
   tasks.flatMap((task) => [newId(), task.url, task.key, task.depth, task.host, task.notBefore ?? 0])
 
@@ -195,6 +203,7 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
     completeTask: (task, outcome) =>
       Effect.gen(function* () {
         const document = yield* encodeOptionalJson(outcome.document)
+        const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
         const result =
           document !== undefined
             ? ["document", document, ""]
@@ -210,6 +219,8 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
           ...result,
           outcome.robotsBlocked.length,
           ...outcome.robotsBlocked,
+          ...deliveryArgs(deliveries.page),
+          ...deliveryArgs(deliveries.completed),
           ...taskArgs(distinct(outcome.discovered)),
         ])) as ReadonlyArray<Reply>
         return { recorded: recorded === 1, finished: finished === 1, job: yield* jobOf(job ?? null) }
@@ -339,9 +350,9 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
             (reply) => Effect.forEach(asList(reply), toIndexedPage),
           ),
 
-    enqueueDelivery: ({ jobId, payload, createdAt }) =>
-      Effect.flatMap(encodeJson(payload), (json) =>
-        Effect.as(exec(outbox.enqueueDelivery, [newId(), jobId, json, createdAt]), true),
+    enqueueDelivery: (delivery) =>
+      Effect.flatMap(encodeDelivery(delivery), (encoded) =>
+        Effect.as(exec(outbox.enqueueDelivery, deliveryArgs(encoded)), true),
       ),
 
     leaseDeliveries: ({ worker, now, leaseMs, max }) => {
@@ -371,6 +382,7 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
     holdGate: (gateKey, until) => Effect.map(exec(gates.holdGate, [gateKey, until]), (reply) => Number(reply)),
 
     ...StoredRecords.make(exec),
+    ...Counters.make(redis, prefix, exec),
 
     news: News.stream(clients.subscriber, prefix),
 
@@ -381,13 +393,27 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
         ])
         const [scrapes = 0] = yield* purgeRecords("scrapes", "scrape", now)
         const [recordCount = 0] = yield* drain(records.purgeExpiredRecords, [now])
+        // What the purge deleted: a counter Redis already dropped (an hour past its expiry, see addToCounter) is not
+        // counted.
+        const [counters = 0] = yield* purgeRecords("counters", "counter", now)
         yield* exec(purge.purgeGates, [now])
         const { cacheBefore, indexBefore } = options
         // Exclusive: entries cached before `cacheBefore`.
         const [cache = 0] =
           cacheBefore === undefined ? [] : yield* purgeRecords("cacheTimes", "cache", `(${cacheBefore}`)
         const [indexed = 0] = indexBefore === undefined ? [] : yield* drain(purge.purgeIndex, [indexBefore])
-        return { jobs: jobCount, tasks, documents, errors, scrapes, cache, indexed, deliveries, records: recordCount }
+        return {
+          jobs: jobCount,
+          tasks,
+          documents,
+          errors,
+          scrapes,
+          cache,
+          indexed,
+          deliveries,
+          records: recordCount,
+          counters,
+        }
       }),
   }
   return store

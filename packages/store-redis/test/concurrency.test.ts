@@ -76,6 +76,20 @@ describe("Redis store shared by several processes", () => {
     60_000,
   )
 
+  it.scopedLive("200 adds to one counter from four processes answer each value once", () =>
+    Effect.gen(function* () {
+      const prefix = uniquePrefix()
+      yield* cleanUp(prefix)
+      const stores = yield* openStores(prefix, 4)
+      const answers = yield* Effect.all(
+        Array.from({ length: 200 }, (_, i) => stores[i % 4]!.addToCounter("rate:hot", 1, T0 + 1000)),
+        { concurrency: "unbounded" },
+      )
+      expect([...answers].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
+      expect(yield* stores[3]!.readCounters(["rate:hot"])).toEqual([200])
+    }),
+  )
+
   it.scopedLive("of concurrent passes of one spaced gate from eight processes, exactly one gets through", () =>
     Effect.gen(function* () {
       const prefix = uniquePrefix()

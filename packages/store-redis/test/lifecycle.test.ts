@@ -100,6 +100,7 @@ describe("Redis store lifecycle", () => {
         indexed: 0,
         deliveries: 1,
         records: 0,
+        counters: 0,
       })
       expect(yield* ownKeys(prefix)).toEqual([])
       // Of the shared keys only the lease turn counter is left: the indexes emptied with the job.
@@ -127,6 +128,22 @@ describe("Redis store lifecycle", () => {
 
       yield* store.putRecord({ ...write, id: "m3", dueAt: 5, parent: "p", expiresAt: 10 })
       expect((yield* store.purgeExpired(10)).records).toBe(1)
+      expect(yield* withRedis((redis) => keysOf(redis, prefix))).toEqual([])
+    }),
+  )
+
+  it.scopedLive("a counter's key expires a grace period after its window, and purgeExpired leaves no key of it", () =>
+    Effect.gen(function* () {
+      const prefix = uniquePrefix()
+      yield* cleanUp(prefix)
+      const store = yield* openStore(prefix)
+      const now = Date.now()
+      expect(yield* store.addToCounter("rate:key-a:1", 2, now + HOUR)).toBe(2)
+      const [[key, ttl]] = (yield* ownKeys(prefix)) as [readonly [string, number]]
+      expect(key).toBe(prefix + layout.counter + "rate:key-a:1")
+      expect(ttl > HOUR && ttl <= HOUR + EXPIRY_GRACE_MS).toBe(true)
+      expect((yield* store.purgeExpired(now + HOUR - 1)).counters).toBe(0)
+      expect((yield* store.purgeExpired(now + HOUR)).counters).toBe(1)
       expect(yield* withRedis((redis) => keysOf(redis, prefix))).toEqual([])
     }),
   )

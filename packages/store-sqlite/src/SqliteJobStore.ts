@@ -19,9 +19,14 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import {
   admissible,
   decodeJson,
+  deliveriesToQueue,
+  type EncodedDelivery,
+  encodeDelivery,
   encodeJson,
   encodeOptionalJson,
+  encodeTaskDeliveries,
   fairLease,
+  type IndexedPage,
   JobStore,
   type JobStoreShape,
   MemoryJobStore,
@@ -34,6 +39,8 @@ import {
   urlWords,
 } from "@webdata/core/jobs"
 import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Stream } from "effect"
+import * as Compression from "./Compression.js"
+import * as Counters from "./Counters.js"
 import { matchExpression } from "./Fts.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
@@ -54,12 +61,18 @@ import {
   toJob,
   toTask,
 } from "./Rows.js"
+import * as WriteBehind from "./WriteBehind.js"
 
 export interface SqliteJobStoreOptions {
   /** The database file (created, with its directory, when missing), or `:memory:`. */
   readonly filename: string
   /** How long a statement waits for another process's write lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number
+  /**
+   * How long a kept scrape or cache entry waits in memory for others to share its commit (`WriteBehind.ts`); a
+   * crash loses at most this long of them. Default 20 ms.
+   */
+  readonly writeBehindMs?: number
 }
 
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters. */
@@ -83,10 +96,70 @@ const changes = (statement: Statement<unknown>): Effect.Effect<number, SqlError>
   Effect.map(statement.raw, (result) => (result as { readonly changes: number }).changes)
 
 /** The store on the `SqlClient` in context (its schema must be migrated: `layer` does both). */
-export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Effect.gen(function* () {
+type StoreOptions = Pick<SqliteJobStoreOptions, "writeBehindMs">
+
+export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
   const sql = yield* SqlClient.SqlClient
   const transaction = yield* ImmediateTransaction.make
   const write = <A>(effect: Effect.Effect<A, SqlError | StoreError>) => orStoreError(transaction(effect))
+
+  /** A batch of the write-behind queue: the large texts compressed first (off the event loop), then one commit. */
+  const writeQueued: WriteBehind.WriteBatch = ({ scrapes, cache, index }) =>
+    Effect.gen(function* () {
+      const scrapeRows = yield* Effect.forEach(
+        scrapes,
+        (row) => Effect.map(Compression.pack(row.document), (document) => ({ ...row, document })),
+        { concurrency: "unbounded" },
+      )
+      const cacheRows = yield* Effect.forEach(
+        cache,
+        (row) => Effect.map(Compression.pack(row.body), (body) => ({ ...row, body })),
+        { concurrency: "unbounded" },
+      )
+      yield* write(
+        Effect.gen(function* () {
+          for (const chunk of Arr.chunksOf(scrapeRows, CHUNK))
+            yield* sql`INSERT OR REPLACE INTO scrapes ${sql.insert(chunk)}`
+          for (const chunk of Arr.chunksOf(cacheRows, CHUNK))
+            yield* sql`INSERT OR REPLACE INTO scrape_cache ${sql.insert(chunk)}`
+          for (const page of index) yield* putIndexed(page)
+        }),
+      )
+    })
+  const queue = yield* WriteBehind.make(writeQueued, {
+    ...WriteBehind.defaults,
+    delayMs: options.writeBehindMs ?? WriteBehind.defaults.delayMs,
+  })
+
+  /** A page into the search index (in a transaction: one of the write-behind queue's). */
+  const putIndexed = (page: IndexedPage) =>
+    Effect.gen(function* () {
+      // DELETE then INSERT, not INSERT OR REPLACE: REPLACE's implicit delete fires no DELETE trigger (unless
+      // recursive_triggers is on), which would leave the old words in the FTS index.
+      const owner = page.owner ?? ""
+      yield* sql`DELETE FROM search_index WHERE owner = ${owner} AND url = ${page.url}`
+      yield* sql`INSERT INTO search_index ${sql.insert({
+        owner,
+        url: page.url,
+        title: page.title ?? null,
+        description: page.description ?? null,
+        content: page.content,
+        url_words: urlWords(page.url),
+        scraped_at: page.scrapedAt,
+      })}`
+    })
+
+  /** A stored scrape from its row, queued or read from the file. */
+  const toScrape = (
+    id: string,
+    row: { readonly owner: string | null; readonly document: Compression.Stored; readonly expires_at: number },
+  ) =>
+    Effect.map(Effect.flatMap(Compression.unpack(row.document), decodeJson), (document) => ({
+      id,
+      owner: row.owner,
+      document,
+      expiresAt: row.expires_at,
+    }))
 
   const jobRow = (id: string) => Effect.map(sql<JobRow>`SELECT * FROM jobs WHERE id = ${id}`, Arr.head)
   const loadJob = (id: string) =>
@@ -132,6 +205,16 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       yield* insertTasks(jobId, admitted)
       return admitted.length
     })
+
+  const insertDelivery = ({ jobId, json, createdAt }: EncodedDelivery) =>
+    sql`INSERT INTO deliveries ${sql.insert({
+      id: newId(),
+      job_id: jobId,
+      payload: json,
+      attempts: 0,
+      not_before: 0,
+      created_at: createdAt,
+    })}`
 
   /** The stored task, with the fields of its job that completing it needs, if `task` is still its current lease. */
   const heldTask = (task: Task) =>
@@ -239,11 +322,20 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
     leaseTasks: ({ worker, now, leaseMs, max }) =>
       write(
         Effect.gen(function* () {
-          const jobs = yield* sql<{ readonly id: string; readonly max_concurrency: number | null }>`
-            SELECT id, max_concurrency FROM jobs WHERE status = 'scraping' ORDER BY lease_turn, created_at, id`
+          // The jobs with a task due now (on `tasks_due`): the request is shared among the owners that have some.
+          const jobs = yield* sql<{
+            readonly id: string
+            readonly owner: string | null
+            readonly max_concurrency: number | null
+          }>`
+            SELECT id, owner, max_concurrency FROM jobs j
+            WHERE status = 'scraping' AND EXISTS (
+              SELECT 1 FROM tasks WHERE job_id = j.id AND status IN ('pending', 'leased') AND due_at <= ${now}
+            )
+            ORDER BY lease_turn, created_at, id`
           const leaseUntil = now + leaseMs
           const { tasks, served } = yield* fairLease(
-            jobs.map((job) => ({ id: job.id, maxConcurrency: job.max_concurrency ?? undefined })),
+            jobs.map((job) => ({ id: job.id, owner: job.owner, maxConcurrency: job.max_concurrency ?? undefined })),
             max,
             {
               liveLeases: (jobId) =>
@@ -352,6 +444,7 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
     completeTask: (task, outcome) =>
       Effect.gen(function* () {
         const document = yield* encodeOptionalJson(outcome.document)
+        const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
         return yield* write(
           Effect.gen(function* () {
             const held = yield* heldTask(task)
@@ -397,7 +490,9 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
                 status = CASE WHEN ${open} THEN status ELSE 'completed' END,
                 completed_at = CASE WHEN ${open} THEN completed_at ELSE ${now} END
               WHERE id = ${row.job_id} RETURNING *`)
-            return { recorded: true, finished: job.status === "completed", job: Option.some(job) }
+            const finished = job.status === "completed"
+            for (const delivery of deliveriesToQueue(deliveries, finished)) yield* insertDelivery(delivery)
+            return { recorded: true, finished, job: Option.some(job) }
           }),
         )
       }),
@@ -464,32 +559,28 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
 
     putScrape: ({ id, owner, document, expiresAt }) =>
       Effect.flatMap(encodeJson(document), (json) =>
-        orStoreError(
-          Effect.asVoid(
-            sql`INSERT OR REPLACE INTO scrapes ${sql.insert({ id, owner, document: json, expires_at: expiresAt })}`,
-          ),
-        ),
+        queue.putScrape({ id, owner, document: json, expires_at: expiresAt }),
       ),
 
     getScrape: (id) =>
-      orStoreError(
-        Effect.flatMap(
-          sql<{ readonly owner: string | null; readonly document: string; readonly expires_at: number }>`
-            SELECT owner, document, expires_at FROM scrapes WHERE id = ${id}`,
-          Arr.match({
-            onEmpty: () => Effect.succeedNone,
-            onNonEmpty: ([row]) =>
-              Effect.asSome(
-                Effect.map(decodeJson(row.document), (document) => ({
-                  id,
-                  owner: row.owner,
-                  document,
-                  expiresAt: row.expires_at,
-                })),
-              ),
-          }),
-        ),
-      ),
+      Effect.suspend(() => {
+        const queued = queue.scrape(id)
+        if (queued !== undefined) return Effect.asSome(toScrape(id, queued))
+        return orStoreError(
+          Effect.flatMap(
+            sql<{
+              readonly owner: string | null
+              readonly document: Compression.Stored
+              readonly expires_at: number
+            }>`
+              SELECT owner, document, expires_at FROM scrapes WHERE id = ${id}`,
+            Arr.match({
+              onEmpty: () => Effect.succeedNone,
+              onNonEmpty: ([row]) => Effect.asSome(toScrape(id, row)),
+            }),
+          ),
+        )
+      }),
 
     getProfile: (owner, name) =>
       orStoreError(
@@ -517,46 +608,34 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       ),
 
     cacheGet: (key) =>
-      orStoreError(
-        Effect.flatMap(
-          sql<CacheRow>`SELECT * FROM scrape_cache WHERE key = ${key}`,
-          Arr.match({ onEmpty: () => Effect.succeedNone, onNonEmpty: ([row]) => Effect.asSome(toCachedPage(row)) }),
-        ),
-      ),
+      Effect.suspend(() => {
+        const queued = queue.cached(key)
+        if (queued !== undefined) return Effect.asSome(toCachedPage(queued))
+        return orStoreError(
+          Effect.flatMap(
+            sql<Omit<CacheRow, "body"> & { readonly body: Compression.Stored }>`
+              SELECT * FROM scrape_cache WHERE key = ${key}`,
+            Arr.match({
+              onEmpty: () => Effect.succeedNone,
+              onNonEmpty: ([row]) =>
+                Effect.asSome(Effect.flatMap(Compression.unpack(row.body), (body) => toCachedPage({ ...row, body }))),
+            }),
+          ),
+        )
+      }),
 
     cacheSet: (key, page) =>
-      orStoreError(
-        Effect.asVoid(
-          sql`INSERT OR REPLACE INTO scrape_cache ${sql.insert({
-            key,
-            url: page.url,
-            status_code: page.statusCode,
-            content_type: page.contentType ?? null,
-            body: page.body,
-            cached_at: page.cachedAt,
-            file: page.file !== undefined ? JSON.stringify(page.file) : null,
-          })}`,
-        ),
-      ),
+      queue.cacheSet({
+        key,
+        url: page.url,
+        status_code: page.statusCode,
+        content_type: page.contentType ?? null,
+        body: page.body,
+        cached_at: page.cachedAt,
+        file: page.file !== undefined ? JSON.stringify(page.file) : null,
+      }),
 
-    indexPage: (page) =>
-      write(
-        Effect.gen(function* () {
-          // DELETE then INSERT, not INSERT OR REPLACE: REPLACE's implicit delete fires no DELETE trigger (unless
-          // recursive_triggers is on), which would leave the old words in the FTS index.
-          const owner = page.owner ?? ""
-          yield* sql`DELETE FROM search_index WHERE owner = ${owner} AND url = ${page.url}`
-          yield* sql`INSERT INTO search_index ${sql.insert({
-            owner,
-            url: page.url,
-            title: page.title ?? null,
-            description: page.description ?? null,
-            content: page.content,
-            url_words: urlWords(page.url),
-            scraped_at: page.scrapedAt,
-          })}`
-        }),
-      ),
+    indexPage: queue.indexPage,
 
     searchIndex: (search) => {
       if (search.limit <= 0) return Effect.succeed([])
@@ -584,25 +663,12 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
                 ORDER BY ${search.newestFirst ? newest : sql`score, ${newest}`} ${slice}
               ) r JOIN search_index p ON p.seq = r.seq
               ORDER BY ${search.newestFirst ? sql`p.scraped_at DESC, p.seq DESC` : sql`r.score, p.scraped_at DESC, p.seq DESC`}`
-      return orStoreError(Effect.map(rows, Arr.map(toIndexedPage)))
+      // The queued pages first, so that a search finds what this process indexed.
+      return Effect.zipRight(queue.flush, orStoreError(Effect.map(rows, Arr.map(toIndexedPage))))
     },
 
-    enqueueDelivery: ({ jobId, payload, createdAt }) =>
-      Effect.flatMap(encodeJson(payload), (json) =>
-        orStoreError(
-          Effect.as(
-            sql`INSERT INTO deliveries ${sql.insert({
-              id: newId(),
-              job_id: jobId,
-              payload: json,
-              attempts: 0,
-              not_before: 0,
-              created_at: createdAt,
-            })}`,
-            true,
-          ),
-        ),
-      ),
+    enqueueDelivery: (delivery) =>
+      Effect.flatMap(encodeDelivery(delivery), (encoded) => orStoreError(Effect.as(insertDelivery(encoded), true))),
 
     leaseDeliveries: ({ worker, now, leaseMs, max }) =>
       write(
@@ -686,33 +752,39 @@ export const make: Effect.Effect<JobStoreShape, never, SqlClient.SqlClient> = Ef
       ),
 
     ...Records.make(sql, orStoreError),
+    ...Counters.make(sql, orStoreError),
 
     // Processes sharing the file learn of each other's work by polling.
     news: Stream.never,
 
     purgeExpired: (now, options = {}) =>
-      write(
-        Effect.gen(function* () {
-          const expired = sql`SELECT id FROM jobs WHERE expires_at <= ${now}`
-          const tasks = yield* changes(sql`DELETE FROM tasks WHERE job_id IN (${expired})`)
-          const documents = yield* changes(sql`DELETE FROM documents WHERE job_id IN (${expired})`)
-          const errors = yield* changes(sql`DELETE FROM job_errors WHERE job_id IN (${expired})`)
-          yield* sql`DELETE FROM robots_blocked WHERE job_id IN (${expired})`
-          const deliveries = yield* changes(sql`DELETE FROM deliveries WHERE job_id IN (${expired})`)
-          yield* sql`DELETE FROM gates WHERE opens_at <= ${now}`
-          const jobs = yield* changes(sql`DELETE FROM jobs WHERE expires_at <= ${now}`)
-          const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
-          const records = yield* changes(sql`DELETE FROM records WHERE expires_at <= ${now}`)
-          const cache =
-            options.cacheBefore === undefined
-              ? 0
-              : yield* changes(sql`DELETE FROM scrape_cache WHERE cached_at < ${options.cacheBefore}`)
-          const indexed =
-            options.indexBefore === undefined
-              ? 0
-              : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
-          return { jobs, tasks, documents, errors, scrapes, cache, indexed, deliveries, records }
-        }),
+      // What is queued is written first, so that the purge sees every scrape and cache entry.
+      Effect.zipRight(
+        queue.flush,
+        write(
+          Effect.gen(function* () {
+            const expired = sql`SELECT id FROM jobs WHERE expires_at <= ${now}`
+            const tasks = yield* changes(sql`DELETE FROM tasks WHERE job_id IN (${expired})`)
+            const documents = yield* changes(sql`DELETE FROM documents WHERE job_id IN (${expired})`)
+            const errors = yield* changes(sql`DELETE FROM job_errors WHERE job_id IN (${expired})`)
+            yield* sql`DELETE FROM robots_blocked WHERE job_id IN (${expired})`
+            const deliveries = yield* changes(sql`DELETE FROM deliveries WHERE job_id IN (${expired})`)
+            yield* sql`DELETE FROM gates WHERE opens_at <= ${now}`
+            const jobs = yield* changes(sql`DELETE FROM jobs WHERE expires_at <= ${now}`)
+            const scrapes = yield* changes(sql`DELETE FROM scrapes WHERE expires_at <= ${now}`)
+            const records = yield* changes(sql`DELETE FROM records WHERE expires_at <= ${now}`)
+            const counters = yield* changes(sql`DELETE FROM counters WHERE expires_at <= ${now}`)
+            const cache =
+              options.cacheBefore === undefined
+                ? 0
+                : yield* changes(sql`DELETE FROM scrape_cache WHERE cached_at < ${options.cacheBefore}`)
+            const indexed =
+              options.indexBefore === undefined
+                ? 0
+                : yield* changes(sql`DELETE FROM search_index WHERE scraped_at < ${options.indexBefore}`)
+            return { jobs, tasks, documents, errors, scrapes, cache, indexed, deliveries, records, counters }
+          }),
+        ),
       ),
   }
   return store
@@ -749,7 +821,7 @@ const open = (options: SqliteJobStoreOptions) =>
       Effect.provideService(SqlClient.SqlClient, client),
       Effect.mapError(unavailable(`Cannot prepare ${filename}`)),
     )
-    return yield* Effect.provideService(make, SqlClient.SqlClient, client)
+    return yield* Effect.provideService(make(options), SqlClient.SqlClient, client)
   })
 
 /** The store in the SQLite file `filename`; the database is closed when the layer's scope closes. */

@@ -1,7 +1,8 @@
 /**
  * Crash and resume of a real crawl: a process crawling a 500-page site on SQLite is killed with SIGKILL halfway,
  * a new process on the same machine takes the crawl over at once (it takes back the killed process's leases instead
- * of waiting a minute for them to expire), and the crawl ends with every page recorded exactly once.
+ * of waiting a minute for them to expire), and the crawl ends with every page recorded exactly once, and with a
+ * webhook event for every page, received or still waiting in the outbox, before the crawl's `completed`.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -12,6 +13,7 @@ import { JobStore } from "@webdata/core/jobs"
 import { Effect, Option } from "effect"
 import { afterAll, expect, it } from "vitest"
 import { chainPages, startCrawlSite } from "../../core/test/support/crawlSite.js"
+import { startWebhookReceiver } from "../../core/test/support/webhookReceiver.js"
 import { SqliteJobStore } from "../src/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "webdata-resume-"))
@@ -48,13 +50,21 @@ const lineMatching = (child: ChildProcess, match: (line: string) => boolean): Pr
     child.once("exit", (code) => reject(new Error(`child exited (${code}) before the expected line`)))
   })
 
-it("finishes a crawl killed halfway, with every page exactly once", async () => {
+/** A webhook event as the outbox keeps it (`Jobs/Webhooks.ts`). */
+interface Queued {
+  readonly webhookId: string
+  // biome-ignore lint/suspicious/noExplicitAny: the event's data as queued, for the test to inspect freely.
+  readonly delivery: { readonly event: string; readonly data: ReadonlyArray<any> }
+}
+
+it("finishes a crawl killed halfway, with every page exactly once and every page's webhook event", async () => {
   // Slow enough that the kill lands mid-crawl with fetches in flight.
   const pages = chainPages(500, { delayMs: 15 })
   const site = await startCrawlSite({ pages })
+  const receiver = await startWebhookReceiver()
   const filename = join(dir, "crawl.db")
   try {
-    const first = run([filename, "start", site.url])
+    const first = run([filename, "start", site.url, `${receiver.url}/hook`])
     const id = (await lineMatching(first, (line) => line.startsWith("job "))).slice(4)
     await lineMatching(first, (line) => line.startsWith("completed ") && Number(line.slice(10)) >= 150)
     first.kill("SIGKILL")
@@ -69,12 +79,25 @@ it("finishes a crawl killed halfway, with every page exactly once", async () => 
     await new Promise((resolve) => second.once("exit", resolve))
     expect(site.requests.length).toBeGreaterThan(hitsAtKill)
 
-    const { job, documents } = await Effect.runPromise(
+    const { job, documents, waiting } = await Effect.runPromise(
       Effect.gen(function* () {
         const store = yield* JobStore
         const job = Option.getOrThrow(yield* store.getJob(id))
         const documents = yield* store.documents(id, { skip: 0, limit: 10_000 })
-        return { job, documents }
+        // What the processes did not send: taken from the outbox in its order (a lease of the killed one included).
+        const waiting: Array<Queued> = []
+        for (;;) {
+          const [next] = yield* store.leaseDeliveries({
+            worker: "test",
+            now: Date.now() + 3_600_000,
+            leaseMs: 1,
+            max: 1,
+          })
+          if (next === undefined) break
+          waiting.push(next.payload as Queued)
+          yield* store.finishDelivery(next)
+        }
+        return { job, documents, waiting }
       }).pipe(Effect.provide(SqliteJobStore.layer({ filename }))),
     )
     expect(job.status).toBe("completed")
@@ -85,7 +108,23 @@ it("finishes a crawl killed halfway, with every page exactly once", async () => 
     expect(job.completed).toBe(expected.length)
     expect(job.failed).toBe(0)
     expect(documents.map((entry) => entry.seq)).toEqual(expected.map((_, index) => index))
+
+    // Every page's event was queued by the commit that recorded the page, so the kill lost none. A delivery the
+    // killed process was sending may come twice, with the same webhookId.
+    const events = [
+      ...receiver.events.map((event) => ({ ...event, type: event.type.replace("crawl.", "") })),
+      ...waiting.map(({ webhookId, delivery }) => ({ type: delivery.event, webhookId, data: delivery.data })),
+    ]
+    const pageEvents = events.filter((event) => event.type === "page")
+    expect(new Set(pageEvents.map((event) => new URL(event.data[0].metadata.sourceURL).pathname))).toEqual(
+      new Set(expected),
+    )
+    expect(new Set(pageEvents.map((event) => event.webhookId)).size).toBe(expected.length)
+    const completed = events.flatMap((event, index) => (event.type === "completed" ? [index] : []))
+    expect(new Set(completed.map((index) => events[index]!.webhookId)).size).toBe(1)
+    expect(completed[0]).toBeGreaterThan(events.findLastIndex((event) => event.type === "page"))
   } finally {
     await site.close()
+    await receiver.close()
   }
 }, 90_000)

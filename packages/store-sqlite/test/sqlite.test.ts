@@ -124,7 +124,7 @@ describe("SQLite store", () => {
         ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6])
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7])
     }),
   )
 
@@ -256,6 +256,36 @@ describe("SQLite store", () => {
           expect(new Set(docs.map((d) => d.url)).size).toBe(3000)
         }),
       )
+    }),
+  )
+
+  it.live("several processes adding to one counter at once get each value once", () =>
+    Effect.gen(function* () {
+      const filename = freshFile()
+      // Migrated before the children open it, so that they only race on the counter.
+      yield* withFile(filename, (store) => store.readCounters(["hot"]))
+      const answers = yield* Effect.promise(() =>
+        Promise.all(
+          Array.from(
+            { length: 3 },
+            () =>
+              new Promise<ReadonlyArray<number>>((resolve, reject) => {
+                const child = runChild("addToCounter.ts", [filename, "3", "200"])
+                let out = ""
+                child.stdout.on("data", (chunk: Buffer) => {
+                  out += chunk.toString()
+                })
+                child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}`))))
+              }),
+          ),
+        ),
+      )
+      expect(answers.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1))
+      // Each process saw values the others wrote between its own: the adds did interleave.
+      expect(
+        answers.filter((mine) => mine.some((value, i) => i > 0 && value > mine[i - 1]! + 1)).length,
+      ).toBeGreaterThan(0)
+      expect(yield* withFile(filename, (store) => store.readCounters(["hot", "ready"]))).toEqual([600, 3])
     }),
   )
 

@@ -30,8 +30,17 @@ const urlsValidUnlessIgnored = (request: {
     return issues.length === 0 || issues
   })
 
+/** The most URLs one batch request may carry (more are sent with `appendToId`). */
+export const MAX_BATCH_URLS = 10_000
+
 export const BatchScrapeRequest = Schema.Struct({
-  urls: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
+  urls: Schema.Array(Schema.String).pipe(
+    Schema.minItems(1),
+    Schema.maxItems(MAX_BATCH_URLS, {
+      message: () =>
+        `Too many URLs: at most ${MAX_BATCH_URLS.toLocaleString("en")} per request (add more with appendToId)`,
+    }),
+  ),
   ...scrapeOptionFields,
   webhook: Schema.optional(Webhook),
   appendToId: Schema.optional(Schema.UUID),

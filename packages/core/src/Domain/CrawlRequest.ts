@@ -9,6 +9,8 @@ import { TargetUrl } from "./Url.js"
 import { Webhook } from "./Webhook.js"
 
 export const DEFAULT_CRAWL_LIMIT = 10_000
+/** The most pages one crawl may ask for: a bigger site is crawled in parts (a bounded job stays a bounded commit). */
+export const MAX_CRAWL_LIMIT = 1_000_000
 
 /** Regex patterns, each checked with the engine that will run it: an invalid one is a 400 with its message. */
 const Patterns = Schema.Array(Schema.String).pipe(
@@ -28,7 +30,14 @@ export const crawlerOptionFields = {
   excludePaths: Schema.optionalWith(Patterns, { default: () => [] }),
   regexOnFullURL: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   maxDiscoveryDepth: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-  limit: Schema.optionalWith(PositiveInt, { default: () => DEFAULT_CRAWL_LIMIT }),
+  limit: Schema.optionalWith(
+    PositiveInt.pipe(
+      Schema.filter(
+        (limit) => limit <= MAX_CRAWL_LIMIT || `limit cannot exceed ${MAX_CRAWL_LIMIT.toLocaleString("en")}`,
+      ),
+    ),
+    { default: () => DEFAULT_CRAWL_LIMIT },
+  ),
   crawlEntireDomain: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   allowExternalLinks: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   allowSubdomains: Schema.optionalWith(Schema.Boolean, { default: () => false }),

@@ -2,7 +2,7 @@
  * Strict decoding of request bodies into domain types, with failures shaped like Firecrawl's (zod) 400s: unknown keys
  * are errors, and `details` is a list of `{ code, path, message }` issues that its clients print.
  */
-import { Effect, ParseResult, Schema, type SchemaAST } from "effect"
+import { Effect, Option, ParseResult, Schema, type SchemaAST } from "effect"
 import { RequestError } from "../Errors.js"
 
 export interface ValidationIssue {
@@ -98,6 +98,17 @@ export const validationError = (error: ParseResult.ParseError): RequestError => 
   return new RequestError({ reason: "Validation", code: "BAD_REQUEST", message, details: issues })
 }
 
+/** The 400 error of path or query parameters the contract could not decode (`?limit=abc`), in the same shape. */
+export const parameterError = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>): RequestError => {
+  const details = issues.flatMap((issue) => toIssue(issue) ?? []).slice(0, MAX_ISSUES)
+  return new RequestError({
+    reason: "Validation",
+    code: "BAD_REQUEST",
+    message: details[0]?.message ?? "Bad Request",
+    details,
+  })
+}
+
 /**
  * No request of the API nests deeper than a few levels (a JSON schema in a `json` format the most); past this, decoding
  * and formatting its errors would recurse thousands of frames deep.
@@ -128,7 +139,19 @@ const decodeWith =
             message: `The request nests objects or arrays more than ${MAX_NESTING} levels deep.`,
           }),
         )
-      : Schema.decodeUnknown(schema, { errors: "all", onExcessProperty })(input).pipe(Effect.mapError(validationError))
+      : Effect.suspend(() => Schema.decodeUnknown(schema, { errors: "all", onExcessProperty })(input)).pipe(
+          Effect.mapError(validationError),
+          // Effect's discriminated unions read the discriminator with `String()`, which throws (while decoding, so
+          // inside `suspend`) on an object whose `toString` is not a function (`{"type": {"toString": 0}}`): a bad
+          // value, not a defect.
+          Effect.catchSomeDefect((defect) =>
+            defect instanceof TypeError
+              ? Option.some(
+                  Effect.fail(new RequestError({ reason: "Validation", code: "BAD_REQUEST", message: "Bad Request" })),
+                )
+              : Option.none(),
+          ),
+        )
 
 /** Decodes an unknown value strictly (unknown keys are errors), failing with a Firecrawl-shaped 400. */
 export const decodeStrict = decodeWith("error")

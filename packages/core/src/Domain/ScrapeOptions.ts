@@ -44,6 +44,18 @@ const Location = Schema.Struct({
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 
+/** What HTTP allows in a header (RFC 9110: a token, then Latin-1 text without control characters but tab). */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/** Headers sent with the page request: one the HTTP client would refuse is the caller's mistake, a 400. */
+const RequestHeaders = Schema.Record({ key: Schema.String, value: Schema.String }).pipe(
+  Schema.filter((headers) => {
+    const bad = Object.entries(headers).find(([name, value]) => !HEADER_NAME.test(name) || !HEADER_VALUE.test(value))
+    return bad === undefined || `Invalid header "${bad[0].slice(0, 100)}": not a valid HTTP header name and value`
+  }),
+)
+
 const RedactPii = Schema.Union(
   Schema.Boolean,
   Schema.Struct({
@@ -58,7 +70,7 @@ const RedactPii = Schema.Union(
 /** The scrape option fields, without cross-field rules (crawl and batch reuse them). */
 export const scrapeOptionFields = {
   formats: Schema.optionalWith(Formats, { default: () => DEFAULT_FORMATS }),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  headers: Schema.optional(RequestHeaders),
   includeTags: Schema.optional(Schema.Array(Schema.String)),
   excludeTags: Schema.optional(Schema.Array(Schema.String)),
   onlyMainContent: Schema.optionalWith(Schema.Boolean, { default: () => true }),

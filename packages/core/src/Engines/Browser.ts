@@ -119,9 +119,20 @@ export interface LiveSession {
   readonly close: Effect.Effect<void>
 }
 
+/** What the engine holds open now (for metrics). */
+export interface BrowserUsage {
+  /** Pages being rendered, each in a browser context of its own. */
+  readonly pages: number
+  /** Live sessions (interact, browser), each a browser of its own. */
+  readonly sessions: number
+}
+
 export class BrowserEngine extends Context.Tag("@webdata/core/BrowserEngine")<
   BrowserEngine,
   {
+    /** Succeeds once the browser is running and connected, launching it if none is (the readiness check). */
+    readonly probe: Effect.Effect<void, ScrapeError>
+    readonly usage: Effect.Effect<BrowserUsage>
     /** The page as the browser has it after loading and waiting: its DOM serialised as HTML, in `body`. */
     readonly render: (request: RenderRequest) => Effect.Effect<RenderedPage, ScrapeError>
     /** A browser of its own for one caller, open until closed (`InteractSessions` bounds its life). */

@@ -25,6 +25,9 @@ import { MapRequest } from "../Domain/MapRequest.js"
 import { MonitorCreateRequest, MonitorUpdateRequest } from "../Domain/MonitorRequest.js"
 import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 import { SearchRequest } from "../Domain/SearchRequest.js"
+import type { Owner } from "../Jobs/Owner.js"
+import type { KeyEntry } from "../Tenants/ApiKey.js"
+import { QuotaExceeded } from "../Tenants/Quotas.js"
 
 const DECODE_ERROR_REF = "#/components/schemas/HttpApiDecodeError"
 const BAD_REQUEST_DESCRIPTION =
@@ -93,11 +96,18 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   HttpApiSchema.annotations({ status: 401, description: "Missing or invalid API key" }),
 ) {}
 
-/** Who is calling: the API key used (undefined when the server runs without keys). Jobs belong to it. */
-export class Caller extends Context.Tag("@webdata/core/Caller")<Caller, { readonly apiKey: string | undefined }>() {}
+/**
+ * Who is calling: the owner of what the request makes and reads (the key's digest; `null` when the server runs
+ * without keys) and the key (its name, limits and flags; none on an open server).
+ */
+export interface CallerShape {
+  readonly owner: Owner
+  readonly key: KeyEntry | undefined
+}
+export class Caller extends Context.Tag("@webdata/core/Caller")<Caller, CallerShape>() {}
 
 export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("Authorization", {
-  failure: Unauthorized,
+  failure: Schema.Union(Unauthorized, QuotaExceeded),
   provides: Caller,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -783,6 +793,157 @@ const publicGroup = HttpApiGroup.make("public")
       .annotate(OpenApi.Summary, "A page showing the session live (the interactive URL's token also forwards input)"),
   )
 
+const UsageQuery = Schema.Struct({ byApiKey: Schema.optional(Schema.String) })
+const billingPeriod = {
+  billingPeriodStart: Schema.NullOr(Schema.String),
+  billingPeriodEnd: Schema.NullOr(Schema.String),
+}
+const historicalPeriod = {
+  startDate: Schema.NullOr(Schema.String),
+  endDate: Schema.NullOr(Schema.String),
+  apiKey: Schema.optional(Schema.String),
+}
+
+/** Usage and load of the caller's key, as Firecrawl's clients read them (see docs/api.md for the costing). */
+const teamGroup = HttpApiGroup.make("team")
+  .add(
+    HttpApiEndpoint.get("creditUsage", "/v2/team/credit-usage")
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          data: Schema.Struct({
+            remainingCredits: Schema.Number,
+            planCredits: Schema.Number,
+            creditsUsed: Schema.Number,
+            ...billingPeriod,
+          }),
+        }),
+      )
+      .annotate(OpenApi.Summary, "Credits used and left this month (unlimited keys: 9007199254740991 left)"),
+  )
+  .add(
+    HttpApiEndpoint.get("creditUsageHistorical", "/v2/team/credit-usage/historical")
+      .setUrlParams(UsageQuery)
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          periods: Schema.Array(Schema.Struct({ ...historicalPeriod, creditsUsed: Schema.Number })),
+        }),
+      )
+      .annotate(OpenApi.Summary, "Credits used per month, the last 12 months"),
+  )
+  .add(
+    HttpApiEndpoint.get("tokenUsage", "/v2/team/token-usage")
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          data: Schema.Struct({
+            remainingTokens: Schema.Number,
+            planTokens: Schema.Number,
+            tokensUsed: Schema.Number,
+            ...billingPeriod,
+          }),
+        }),
+      )
+      .annotate(OpenApi.Summary, "Language-model tokens used this month"),
+  )
+  .add(
+    HttpApiEndpoint.get("tokenUsageHistorical", "/v2/team/token-usage/historical")
+      .setUrlParams(UsageQuery)
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          periods: Schema.Array(Schema.Struct({ ...historicalPeriod, tokensUsed: Schema.Number })),
+        }),
+      )
+      .annotate(OpenApi.Summary, "Tokens used per month, the last 12 months"),
+  )
+  .add(
+    HttpApiEndpoint.get("queueStatus", "/v2/team/queue-status")
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          jobsInQueue: Schema.Number,
+          activeJobsInQueue: Schema.Number,
+          waitingJobsInQueue: Schema.Number,
+          maxConcurrency: Schema.Number,
+          mostRecentSuccess: Schema.NullOr(Schema.String),
+        }),
+      )
+      .annotate(OpenApi.Summary, "The key's pages waiting and in progress"),
+  )
+  .add(
+    HttpApiEndpoint.get("concurrencyCheck", "/v2/concurrency-check")
+      .addSuccess(
+        Schema.Struct({ success: Schema.Literal(true), concurrency: Schema.Number, maxConcurrency: Schema.Number }),
+      )
+      .annotate(OpenApi.Summary, "The key's jobs in progress and how many it may have"),
+  )
+  .middleware(Authorization)
+
+/** The admin key (`WEBDATA_ADMIN_KEY`), for the key-management routes. */
+export class AdminAuthorization extends HttpApiMiddleware.Tag<AdminAuthorization>()("AdminAuthorization", {
+  failure: Unauthorized,
+  security: { bearer: HttpApiSecurity.bearer },
+}) {}
+
+export const KeyView = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  source: Schema.Literal("environment", "file", "admin"),
+  limits: Schema.String,
+  flags: Schema.Array(Schema.String),
+  createdAt: Schema.NullOr(Schema.String),
+  revokedAt: Schema.NullOr(Schema.String),
+}).annotations({ identifier: "KeyView" })
+
+/** A key for a caller that proves who it is with an identity provider's signed assertion (no key needed). */
+const registrationGroup = HttpApiGroup.make("registration").add(
+  HttpApiEndpoint.post("keyRegister", "/v2/keys/register")
+    .setPayload(Schema.Struct({ assertion: Schema.String }))
+    .addSuccess(Schema.Struct({ success: Schema.Literal(true), key: Schema.String, data: KeyView }))
+    .addError(errorBody(400, "No assertion"))
+    .addError(errorBody(401, "The assertion is not a JWT of a trusted issuer, or does not verify"))
+    .addError(errorBody(404, "Registration is off (no WEBDATA_KEY_ISSUERS)"))
+    .annotate(OpenApi.Summary, "Get a key with a signed identity assertion (a JWT of a trusted issuer)"),
+)
+
+const adminGroup = HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("keyCreate", "/v2/admin/keys")
+      .setPayload(
+        Schema.Struct({
+          name: Schema.String,
+          limits: Schema.optional(Schema.Unknown),
+          flags: Schema.optional(Schema.Array(Schema.String)),
+        }),
+      )
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true), key: Schema.String, data: KeyView }))
+      .addError(errorBody(400, "A bad name, limits or flags"))
+      .addError(errorBody(404, "The admin API is off (no WEBDATA_ADMIN_KEY)"))
+      .annotate(OpenApi.Summary, "Make an API key (the key is answered this once)"),
+  )
+  .add(
+    HttpApiEndpoint.get("keyList", "/v2/admin/keys")
+      .setUrlParams(
+        Schema.Struct({
+          offset: Schema.optional(Schema.NumberFromString),
+          limit: Schema.optional(Schema.NumberFromString),
+        }),
+      )
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: Schema.Array(KeyView) }))
+      .annotate(OpenApi.Summary, "Every key: environment, keys file and admin-made"),
+  )
+  .add(
+    HttpApiEndpoint.del("keyRevoke", "/v2/admin/keys/:id")
+      .setPath(Schema.Struct({ id: Schema.String }))
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true), data: KeyView }))
+      .addError(errorBody(404, "Unknown key"))
+      .addError(errorBody(409, "A key of the environment or the keys file (remove it there)"))
+      .annotate(OpenApi.Summary, "Revoke a key: every process refuses it within 2 seconds"),
+  )
+  .middleware(AdminAuthorization)
+
 export const HealthResponse = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
@@ -798,8 +959,48 @@ const metaGroup = HttpApiGroup.make("meta")
       .annotate(OpenApi.Summary, "This OpenAPI document"),
   )
 
+/** One readiness check: whether the dependency answered, in how long, and why not. */
+export const ReadinessCheck = Schema.Struct({
+  status: Schema.Literal("ok", "failed"),
+  durationMs: Schema.Number,
+  error: Schema.optional(Schema.String),
+}).annotations({ identifier: "ReadinessCheck" })
+
+/** Probes for orchestrators and load balancers: no key, no body to send. */
+const probeGroup = HttpApiGroup.make("probe")
+  .add(
+    HttpApiEndpoint.get("liveness", "/v2/health")
+      .addSuccess(Schema.Struct({ success: Schema.Literal(true), status: Schema.Literal("ok") }))
+      .annotate(OpenApi.Summary, "Liveness: the process answers (nothing else is checked)"),
+  )
+  .add(
+    HttpApiEndpoint.get("readiness", "/v2/ready")
+      .addSuccess(
+        Schema.Struct({
+          success: Schema.Literal(true),
+          checks: Schema.Record({ key: Schema.String, value: ReadinessCheck }),
+        }),
+      )
+      .addError(errorBody(503, "A dependency did not answer (NOT_READY); `details.checks` says which"))
+      .annotate(OpenApi.Summary, "Readiness: the job store answers and, with a browser engine, the browser runs"),
+  )
+
+const metricsGroup = HttpApiGroup.make("metrics")
+  .add(
+    HttpApiEndpoint.get("metrics", "/metrics")
+      .addSuccess(
+        HttpApiSchema.Text({ contentType: "text/plain; version=0.0.4" }).annotations({
+          description: "The metrics in the Prometheus text exposition format",
+        }),
+      )
+      .annotate(OpenApi.Summary, "Prometheus metrics (text exposition format 0.0.4)"),
+  )
+  .middleware(Authorization)
+
 export class WebdataApi extends HttpApi.make("webdata")
   .add(metaGroup)
+  .add(probeGroup)
+  .add(metricsGroup)
   .add(scrapeGroup)
   .add(parseGroup)
   .add(crawlGroup)
@@ -809,6 +1010,9 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(extractGroup)
   .add(agentGroup)
   .add(monitorGroup)
+  .add(teamGroup)
+  .add(registrationGroup)
+  .add(adminGroup)
   .add(interactGroup)
   .add(publicGroup)
   .annotate(OpenApi.Title, "webdata API")

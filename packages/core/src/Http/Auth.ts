@@ -1,22 +1,36 @@
-/** Bearer-key authentication: one middleware for every protected group, and the same check for the WebSocket. */
+/**
+ * Bearer-key authentication and the caller's limits: one middleware for every protected group, the same key check for
+ * the WebSocket, and the admin key's middleware for key management.
+ */
 import { HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Redacted } from "effect"
-import { Authorization, Unauthorized } from "./Api.js"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { digestOf, ownerOfDigest } from "../Tenants/ApiKey.js"
+import { endpointClassOf } from "../Tenants/EndpointClass.js"
+import { KeyRing } from "../Tenants/KeyRing.js"
+import type { EndpointClass, Limits } from "../Tenants/Limits.js"
+import { Quotas } from "../Tenants/Quotas.js"
+import { AdminAuthorization, Authorization, type CallerShape, Unauthorized } from "./Api.js"
+import { ClientAddress } from "./ClientAddress.js"
 import { ServerConfig } from "./ServerConfig.js"
 
 const unauthorized = (error: string) => new Unauthorized({ success: false, code: "UNAUTHORIZED", error })
 
-/** The caller's key if the server accepts it (any caller when it runs open, with no key). */
-export const checkKey = (
-  apiKeys: ReadonlySet<string>,
-  token: string,
-): Effect.Effect<{ readonly apiKey: string | undefined }, Unauthorized> => {
-  if (apiKeys.size === 0) return Effect.succeed({ apiKey: undefined })
-  const key = token.trim()
-  if (key === "") return Effect.fail(unauthorized("Unauthorized: missing API key (Authorization: Bearer <key>)"))
-  if (!apiKeys.has(key)) return Effect.fail(unauthorized("Unauthorized: Invalid token"))
-  return Effect.succeed({ apiKey: key })
-}
+/** The caller `token` stands for (anyone, as owner `null`, on an open server). A store failure is a defect. */
+export const identify = (token: string): Effect.Effect<CallerShape, Unauthorized, KeyRing> =>
+  Effect.flatMap(KeyRing, (keys): Effect.Effect<CallerShape, Unauthorized> => {
+    if (keys.open) return Effect.succeed({ owner: null, key: undefined })
+    const key = token.trim()
+    if (key === "") return Effect.fail(unauthorized("Unauthorized: missing API key (Authorization: Bearer <key>)"))
+    return keys.authenticate(key).pipe(
+      Effect.orDie,
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.fail(unauthorized("Unauthorized: Invalid token")),
+          onSome: (entry) => Effect.succeed({ owner: entry.owner, key: entry }),
+        }),
+      ),
+    )
+  })
 
 /** A key sent without its scheme (`Authorization: <key>`) is told so, instead of being called invalid. */
 const wrongScheme = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
@@ -26,14 +40,58 @@ const wrongScheme = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request
     : Effect.void
 })
 
-export const layer: Layer.Layer<Authorization, never, ServerConfig> = Layer.effect(
+/** What the keyless tier serves: one page or one query at a time, never a job. */
+const KEYLESS_CLASSES: ReadonlySet<EndpointClass> = new Set(["scrape", "search", "parse"])
+
+/**
+ * A request without a key on the keyless tier: its client address (hashed) is its owner, with the tier's limits.
+ * Without an address from the host there is nothing to limit by, so the request needs a key after all.
+ */
+const keylessCaller = (limits: Limits) =>
+  Effect.flatMap(Effect.serviceOption(ClientAddress), (address) =>
+    Option.match(address, {
+      onNone: () => Effect.fail(unauthorized("Unauthorized: missing API key (Authorization: Bearer <key>)")),
+      onSome: (ip): Effect.Effect<CallerShape> => {
+        const digest = digestOf(`keyless:${ip}`)
+        const owner = `keyless-${ownerOfDigest(digest).slice(0, 24)}`
+        return Effect.succeed({ owner, key: { digest, owner, name: "keyless", limits, flags: [], source: "keyless" } })
+      },
+    }),
+  )
+
+export const layer: Layer.Layer<Authorization, never, KeyRing | Quotas | ServerConfig> = Layer.effect(
   Authorization,
   Effect.gen(function* () {
-    const { apiKeys } = yield* ServerConfig
+    const keys = yield* KeyRing
+    const quotas = yield* Quotas
+    const { keyless } = yield* ServerConfig
     return {
       // An open server ignores whatever authorization a caller sends.
       bearer: (token) =>
-        Effect.zipRight(apiKeys.size === 0 ? Effect.void : wrongScheme, checkKey(apiKeys, Redacted.value(token))),
+        Effect.gen(function* () {
+          if (!keys.open) yield* wrongScheme
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const endpoint = endpointClassOf(request.method, new URL(request.url, "http://localhost").pathname)
+          const caller =
+            Option.isSome(keyless) && Redacted.value(token).trim() === "" && !keys.open && KEYLESS_CLASSES.has(endpoint)
+              ? yield* keylessCaller(keyless.value)
+              : yield* identify(Redacted.value(token)).pipe(Effect.provideService(KeyRing, keys))
+          yield* quotas
+            .admit(caller.owner, keys.limitsOf(caller.key), endpoint, Date.now())
+            .pipe(Effect.catchTag("StoreError", Effect.die))
+          return caller
+        }),
     }
   }),
+)
+
+/** The key-management routes: only the admin key passes (nobody, when `WEBDATA_ADMIN_KEY` is not set). */
+export const adminLayer: Layer.Layer<AdminAuthorization, never, KeyRing> = Layer.effect(
+  AdminAuthorization,
+  Effect.map(KeyRing, (keys) => ({
+    bearer: (token) =>
+      keys.isAdmin(Redacted.value(token).trim())
+        ? Effect.void
+        : Effect.fail(unauthorized("Unauthorized: this route needs the admin key (WEBDATA_ADMIN_KEY)")),
+  })),
 )

@@ -18,11 +18,10 @@ import type { Document } from "../Domain/Document.js"
 import { RequestError } from "../Errors.js"
 import { isTerminal, JobControl } from "../Jobs/JobControl.js"
 import type { Job, JobKind } from "../Jobs/JobStore.js"
-import { ownerOf } from "../Jobs/Owner.js"
+import type { KeyRing } from "../Tenants/KeyRing.js"
 import { Unauthorized } from "./Api.js"
-import { checkKey } from "./Auth.js"
+import { identify } from "./Auth.js"
 import { checkJobId, statusBody } from "./JobHandlers.js"
-import { ServerConfig } from "./ServerConfig.js"
 
 export type WatchEvent =
   | { readonly _tag: "Message"; readonly text: string }
@@ -81,14 +80,14 @@ export const watch = (
   kind: WatchedKind,
   id: string,
   token: string | undefined,
-): Stream.Stream<WatchEvent, never, JobControl | ServerConfig> =>
+): Stream.Stream<WatchEvent, never, JobControl | KeyRing> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const control = yield* JobControl
       // Firecrawl checks the id before the key.
       yield* checkJobId(id)
-      const { apiKey } = yield* checkKey((yield* ServerConfig).apiKeys, token ?? "")
-      const { job, documents } = yield* catchUp(kind, id, ownerOf(apiKey))
+      const { owner } = yield* identify(token ?? "")
+      const { job, documents } = yield* catchUp(kind, id, owner)
       const catchup = Stream.make(message({ type: "catchup", data: statusBody({ job, documents }, undefined) }))
       if (isTerminal(job)) return Stream.concat(catchup, Stream.make(done))
       const following = control

@@ -8,11 +8,12 @@ import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 import { decodeSearchRequest } from "../Domain/SearchRequest.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { newId } from "../Jobs/JobStore.js"
-import { ownerOf } from "../Jobs/Owner.js"
 import { MapService } from "../Map.js"
 import { Parse } from "../Parse.js"
 import { Scrape } from "../Scrape.js"
 import { Search } from "../Search.js"
+import { CREDITS_PER_PAGE, CREDITS_PER_REQUEST } from "../Tenants/Costing.js"
+import { Usage } from "../Tenants/Usage.js"
 import { VERSION } from "../Version.js"
 import { AgentHandlers } from "./AgentHandlers.js"
 import { Caller, WebdataApi } from "./Api.js"
@@ -20,11 +21,14 @@ import { readJsonBody } from "./Body.js"
 import { ExtractHandlers } from "./ExtractHandlers.js"
 import { InteractHandlers } from "./InteractHandlers.js"
 import { BatchHandlers, CrawlHandlers, checkJobId } from "./JobHandlers.js"
+import { AdminHandlers, RegistrationHandlers } from "./KeyHandlers.js"
 import { MonitorHandlers } from "./MonitorHandlers.js"
+import { MetricsHandlers, ProbeHandlers } from "./ProbeHandlers.js"
 import { PublicHandlers } from "./PublicHandlers.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 import { ServerConfig } from "./ServerConfig.js"
+import { TeamHandlers } from "./TeamHandlers.js"
 import { readUpload } from "./Upload.js"
 
 const decodeScrapeRequest = decodeStrict(ScrapeRequest)
@@ -33,13 +37,15 @@ export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handle
   Effect.gen(function* () {
     const scraper = yield* Scrape
     const control = yield* JobControl
+    const usage = yield* Usage
     return handlers
       .handleRaw("scrape", ({ request }) =>
         respond(
           Effect.gen(function* () {
             const input = yield* decodeScrapeRequest(yield* readJsonBody(request))
-            const owner = ownerOf((yield* Caller).apiKey)
+            const owner = (yield* Caller).owner
             const data = yield* scraper.scrape({ ...input, owner })
+            yield* usage.charge(owner, { credits: CREDITS_PER_PAGE })
             if (!input.zeroDataRetention) yield* control.keepScrape(data, owner)
             return { success: true, data }
           }),
@@ -49,7 +55,7 @@ export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handle
         respond(
           Effect.gen(function* () {
             const id = yield* checkJobId(path.id)
-            const data = yield* control.getScrape(id, ownerOf((yield* Caller).apiKey))
+            const data = yield* control.getScrape(id, (yield* Caller).owner)
             return { success: true, data }
           }),
         ),
@@ -60,13 +66,16 @@ export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handle
 export const ParseHandlers = HttpApiBuilder.group(WebdataApi, "parse", (handlers) =>
   Effect.gen(function* () {
     const parser = yield* Parse
+    const usage = yield* Usage
     const { maxUploadBytes } = yield* ServerConfig
     return handlers.handleRaw("parse", ({ request }) =>
       respond(
         Effect.gen(function* () {
           const upload = yield* readUpload(request, maxUploadBytes)
           const options = yield* decodeParseOptions(upload.options)
-          const data = yield* parser.parse(upload.file, options, ownerOf((yield* Caller).apiKey))
+          const { owner } = yield* Caller
+          const data = yield* parser.parse(upload.file, options, owner)
+          yield* usage.charge(owner, { credits: CREDITS_PER_PAGE })
           return { success: true, data }
         }),
       ),
@@ -90,30 +99,37 @@ export const MetaHandlers = HttpApiBuilder.group(WebdataApi, "meta", (handlers) 
 )
 
 export const MapHandlers = HttpApiBuilder.group(WebdataApi, "map", (handlers) =>
-  Effect.map(MapService, (mapper) =>
-    handlers.handleRaw("map", ({ request }) =>
+  Effect.gen(function* () {
+    const mapper = yield* MapService
+    const usage = yield* Usage
+    return handlers.handleRaw("map", ({ request }) =>
       respond(
         Effect.gen(function* () {
           const result = yield* mapper.map(yield* decodeMapRequest(yield* readJsonBody(request)))
+          yield* usage.charge((yield* Caller).owner, { credits: CREDITS_PER_REQUEST })
           return { success: true, id: newId(), ...result }
         }),
       ),
-    ),
-  ),
+    )
+  }),
 )
 
 export const SearchHandlers = HttpApiBuilder.group(WebdataApi, "search", (handlers) =>
-  Effect.map(Search, (searcher) =>
-    handlers.handleRaw("search", ({ request }) =>
+  Effect.gen(function* () {
+    const searcher = yield* Search
+    const usage = yield* Usage
+    return handlers.handleRaw("search", ({ request }) =>
       respond(
         Effect.gen(function* () {
           const input = yield* decodeSearchRequest(yield* readJsonBody(request))
-          const outcome = yield* searcher.search(input, ownerOf((yield* Caller).apiKey))
+          const { owner } = yield* Caller
+          const outcome = yield* searcher.search(input, owner)
+          yield* usage.charge(owner, { credits: outcome.creditsUsed })
           return { success: true, ...outcome }
         }),
       ),
-    ),
-  ),
+    )
+  }),
 )
 
 export const layer = Layer.mergeAll(
@@ -127,6 +143,11 @@ export const layer = Layer.mergeAll(
   ExtractHandlers,
   AgentHandlers,
   MonitorHandlers,
+  TeamHandlers,
+  AdminHandlers,
+  RegistrationHandlers,
   InteractHandlers,
   PublicHandlers,
+  ProbeHandlers,
+  MetricsHandlers,
 )

@@ -11,7 +11,6 @@ import { decodeStrict } from "../Domain/Decode.js"
 import { RequestError } from "../Errors.js"
 import { JobControl, reportedTotal, type StatusPage } from "../Jobs/JobControl.js"
 import type { Job, JobKind } from "../Jobs/JobStore.js"
-import { ownerOf } from "../Jobs/Owner.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { publicBase } from "./PublicUrl.js"
@@ -32,7 +31,7 @@ export const checkJobId = (id: string): Effect.Effect<string, RequestError> =>
       )
 
 /** The owner of the request's API key (every job and session is visible to its owner only). */
-export const callerOwner = Effect.map(Caller, (caller) => ownerOf(caller.apiKey))
+export const callerOwner = Effect.map(Caller, (caller) => caller.owner)
 
 const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2/batch/scrape")
 
@@ -134,7 +133,12 @@ export const CrawlHandlers = HttpApiBuilder.group(WebdataApi, "crawl", (handlers
       .handleRaw("crawl", ({ request }) =>
         respond(
           Effect.gen(function* () {
-            const started = yield* crawl.start(yield* readJsonBody(request), yield* callerOwner)
+            const { owner, key } = yield* Caller
+            const started = yield* crawl.start(
+              yield* readJsonBody(request),
+              owner,
+              key?.flags.includes("ignoreRobotsTxt") === true,
+            )
             return {
               success: true as const,
               id: started.job.id,

@@ -3,12 +3,18 @@ import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import type { EngineError } from "../Errors.js"
 import type { StoreError } from "../Jobs/JobStore.js"
+import * as RequestLog from "../Observability/RequestLog.js"
 import { errorResponse } from "./ErrorResponse.js"
+
+const isStarted = (body: unknown): body is { readonly id: string } =>
+  typeof body === "object" && body !== null && "id" in body && typeof body.id === "string"
 
 export const respond = <E extends EngineError | StoreError, R>(
   effect: Effect.Effect<unknown, E, R>,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
   effect.pipe(
+    // A started job's id, for the request's log line.
+    Effect.tap((body) => (isStarted(body) ? RequestLog.note({ jobId: body.id }) : Effect.void)),
     Effect.map((body) => (HttpServerResponse.isServerResponse(body) ? body : HttpServerResponse.unsafeJson(body))),
     Effect.catchAll((error) =>
       error._tag === "StoreError"

@@ -5,29 +5,43 @@
  */
 import {
   HttpApiBuilder,
+  HttpApiError,
   type HttpApp,
   HttpServer,
   HttpServerError,
   type HttpServerRequest,
   HttpServerResponse,
 } from "@effect/platform"
-import { Cause, Effect, Layer, ManagedRuntime, Option, Stream } from "effect"
+import { Cause, Context, Effect, Layer, ManagedRuntime, Option, Runtime, Stream } from "effect"
+import { parameterError } from "../Domain/Decode.js"
 import type { EngineServices } from "../Engine.js"
 import type { LiveFrame, LiveInput } from "../Engines/Browser.js"
 import { InteractSessions } from "../Interact/InteractSessions.js"
 import { intranetPolicy } from "../Net/UrlGuard.js"
 import * as Logging from "../Process/Logging.js"
+import * as KeyRing from "../Tenants/KeyRing.js"
+import * as Quotas from "../Tenants/Quotas.js"
+import { QuotaExceeded, quotaStatus } from "../Tenants/Quotas.js"
+import * as Registration from "../Tenants/Registration.js"
 import { Unauthorized, WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
+import { ClientAddress } from "./ClientAddress.js"
 import { type WatchEvent, type WatchedKind, watch } from "./CrawlWatch.js"
-import { defectResponse } from "./ErrorResponse.js"
+import { defectResponse, errorResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
+import { observe, tracing } from "./Observe.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { allowedMethods } from "./Routes.js"
 import type { ServerConfig } from "./ServerConfig.js"
 
+/** What the host knows of a request besides the request itself. */
+export interface RequestOrigin {
+  /** The client's address (see `ClientAddress`): the keyless tier limits by it. */
+  readonly clientAddress?: string | undefined
+}
+
 export interface WebHandler {
-  readonly handler: (request: Request) => Promise<Response>
+  readonly handler: (request: Request, origin?: RequestOrigin) => Promise<Response>
   /**
    * The events of the WebSocket `/v2/crawl/{id}` (kind `crawl`) or `/v2/batch/scrape/{id}` (kind `batch`) for the key
    * the client offered (see `CrawlWatch.offeredToken`): messages to send, then one close. Stop iterating (`return()`)
@@ -76,6 +90,15 @@ const noRoute = (request: HttpServerRequest.HttpServerRequest): HttpServerRespon
       )
 }
 
+/** 429 (or 402 for credits) in Firecrawl's envelope, with `Retry-After` when waiting helps. */
+const quotaResponse = (refusal: QuotaExceeded): HttpServerResponse.HttpServerResponse => {
+  const [status, code] = quotaStatus[refusal.reason]
+  return HttpServerResponse.unsafeJson(
+    { success: false, code, error: refusal.message },
+    { status, headers: refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) } },
+  )
+}
+
 /** Unknown routes and auth failures answer the JSON envelope; any defect becomes a logged 500 with an error id. */
 const envelope = (app: HttpApp.Default): HttpApp.Default =>
   Effect.catchAllCause(app, (cause) => {
@@ -86,6 +109,11 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
       const { success, code, error } = failure.value
       return Effect.succeed(HttpServerResponse.unsafeJson({ success, code, error }, { status: 401 }))
     }
+    if (Option.isSome(failure) && failure.value instanceof QuotaExceeded)
+      return Effect.succeed(quotaResponse(failure.value))
+    // Path and query parameters are decoded by the contract (`?limit=abc`): the caller's mistake, not a defect.
+    if (Option.isSome(failure) && failure.value instanceof HttpApiError.HttpApiDecodeError)
+      return Effect.succeed(errorResponse(parameterError(failure.value.issues)))
     // The client went away (the request's signal aborted): normal, and nobody is left to answer.
     if (Cause.isInterruptedOnly(cause))
       return Effect.as(
@@ -96,30 +124,50 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
   })
 
 /** The API's layer: contract, handlers and auth, over the engine services and the server settings. */
-export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(Layer.provide(Handlers.layer), Layer.provide(Auth.layer))
+export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(
+  Layer.provide(Handlers.layer),
+  Layer.provide(Layer.merge(Auth.layer, Auth.adminLayer)),
+)
+
+/** Keys and limits, next to the engine's services so that the API and the watcher share one key cache. */
+const tenancy = Layer.merge(Registration.layer, Quotas.layer).pipe(Layer.provideMerge(KeyRing.layer))
 
 /**
  * Builds the web handler over an engine layer (scrape, crawl, jobs, ...) and server settings. The services are built
  * once, on first use, and shared by the handler and the watcher. Call `dispose` on shutdown to release them.
  */
 export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConfig>): WebHandler => {
-  const runtime = ManagedRuntime.make(services)
+  const runtime = ManagedRuntime.make(tenancy.pipe(Layer.provideMerge(services)))
   const context = Effect.map(runtime.runtimeEffect, (built) => built.context)
   const web = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       apiLayer,
       HttpServer.layerContext,
       HttpApiBuilder.middlewareCors(),
-      // Inside the API app, so that it sees unknown routes and defects before they become empty responses.
-      HttpApiBuilder.middleware(envelope),
+      // Inside the API app, so that it sees unknown routes and defects before they become empty responses; each
+      // request is counted and logged with the response the envelope made.
+      HttpApiBuilder.middleware((app) => observe(envelope(app))),
+      tracing,
     ).pipe(
       Layer.provide(Layer.effectContext(context)),
-      // The HTTP fibers get the engine's context, not its fiber settings: the logger and the intranet policy again.
-      Layer.provide(Layer.merge(Logging.layer, intranetPolicy.pipe(Layer.provide(Layer.effectContext(context))))),
+      // The HTTP fibers get the engine's context, not its fiber settings: the logger, the intranet policy and the
+      // tracer (an OpenTelemetry one when the host set it up under the engine) again.
+      Layer.provide(
+        Layer.mergeAll(
+          Logging.layer,
+          intranetPolicy.pipe(Layer.provide(Layer.effectContext(context))),
+          Layer.unwrapEffect(
+            Effect.map(runtime.runtimeEffect, (built) => Layer.setTracer(Runtime.runSync(built)(Effect.tracer))),
+          ),
+        ),
+      ),
     ),
   )
   return {
-    handler: web.handler,
+    handler: (request, origin) =>
+      origin?.clientAddress === undefined
+        ? web.handler(request)
+        : web.handler(request, Context.make(ClientAddress, origin.clientAddress) as Context.Context<never>),
     watchJob: (kind, id, token) =>
       Stream.toAsyncIterable(
         Stream.unwrap(Effect.map(context, (built) => Stream.provideContext(watch(kind, id, token), built))),

@@ -176,6 +176,16 @@ export interface TaskOutcome {
   readonly discovered: ReadonlyArray<NewTask>
   /** URLs not followed because robots.txt disallows them (recorded once per job). */
   readonly robotsBlocked: ReadonlyArray<string>
+  /** Webhook deliveries queued in the same commit, so that a process dying after it cannot lose them. */
+  readonly deliveries?: TaskDeliveries
+}
+
+/** The webhook events of a task's end, queued to the outbox by the `completeTask` that records it. */
+export interface TaskDeliveries {
+  /** Queued when the call records the outcome (the page's event). */
+  readonly page?: NewDelivery | undefined
+  /** Queued, after `page`, only when the call finishes the job (`finished: true`). */
+  readonly completed?: NewDelivery | undefined
 }
 
 export interface CompleteResult {
@@ -229,6 +239,8 @@ export interface PurgeCounts {
   readonly deliveries: number
   /** Records with `expiresAt <= now`. */
   readonly records: number
+  /** Counters with `expiresAt <= now`. */
+  readonly counters: number
 }
 
 /** A webhook event to send, as the job's code queues it. */
@@ -390,10 +402,12 @@ export interface JobStoreShape {
   /**
    * Leases up to `max` tasks that are due (`pending` with `notBefore <= now`, or `leased` with an expired lease:
    * a dead or hung worker's) of `scraping` jobs, to `worker` until `now + leaseMs`. A job never holds more live
-   * leases than its `maxConcurrency`. Fair across jobs: jobs are served least recently served first, each first
-   * up to an equal share of `max`, so a huge crawl cannot starve a small batch; within a job, earliest `notBefore`
-   * first, then in admission order (breadth-first for a crawl). Re-leasing an expired lease counts an attempt.
-   * Concurrent calls never lease the same task.
+   * leases than its `maxConcurrency`. Fair across owners, then across jobs (`fairLease`): each owner with due work
+   * (`null` is one) first gets up to an equal share of `max`, split among its jobs least recently served first, so a
+   * tenant who floods the queue cannot starve another and a huge crawl cannot starve a small batch; slots left over
+   * go to the jobs that have more. Owners take turns too: the one whose most recently served job is the oldest goes
+   * first. Within a job, earliest `notBefore` first, then in admission order (breadth-first for a crawl).
+   * Re-leasing an expired lease counts an attempt. Concurrent calls never lease the same task.
    */
   readonly leaseTasks: (request: LeaseRequest) => Effect.Effect<ReadonlyArray<Task>, StoreError>
   /**
@@ -413,10 +427,12 @@ export interface JobStoreShape {
   readonly renewLease: (task: Task, leaseUntil: number) => Effect.Effect<Option.Option<Task>, StoreError>
   /**
    * Records how a leased task ended, in one commit: the document (next `seq`) or the error, the discovered tasks
-   * (like `addTasks`), the robots-blocked URLs, the task's final status, the counters; and when no pending or
-   * leased task remains, the job becomes `completed` (`finished: true`, exactly once per job). Only the current
-   * holder of the lease can do this (same `leaseOwner` and `leaseUntil`, expired or not, as long as nobody leased
-   * the task since): any other call, a second call included, writes nothing and answers `recorded: false`.
+   * (like `addTasks`), the robots-blocked URLs, the task's final status, the counters, the `page` delivery; and when
+   * no pending or leased task remains, the job becomes `completed` (`finished: true`, exactly once per job) and the
+   * `completed` delivery is queued after the page's. Only the current holder of the lease can do this (same
+   * `leaseOwner` and `leaseUntil`, expired or not, as long as nobody leased the task since): any other call, a second
+   * call included, writes nothing and answers `recorded: false`. A full outbox (the memory store's bound, see
+   * `enqueueDelivery`) drops the deliveries that do not fit with a warning; the outcome is recorded all the same.
    */
   readonly completeTask: (task: Task, outcome: TaskOutcome) => Effect.Effect<CompleteResult, StoreError>
   /**
@@ -513,6 +529,15 @@ export interface JobStoreShape {
   readonly deleteRecord: (kind: string, id: string) => Effect.Effect<number, StoreError>
 
   /**
+   * Adds `by` to the counter `name` (a missing counter starts at 0) and answers its new value, atomically across every
+   * process (rate limits, usage). `expiresAt` is when `purgeExpired` may drop it (each write sets it); callers put
+   * the time window in the name, so an expired counter is never read as a current one.
+   */
+  readonly addToCounter: (name: string, by: number, expiresAt: number) => Effect.Effect<number, StoreError>
+  /** The values of the counters `names`, in order (0 for a missing one). */
+  readonly readCounters: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<number>, StoreError>
+
+  /**
    * Passes the politeness `gates` together, atomically across every process: when all are open at `now`, each gate
    * with `spacingMs > 0` closes until `now + spacingMs` and the answer is none; when any is closed, none is taken and
    * the answer is the instant the last of the closed ones opens.
@@ -530,8 +555,8 @@ export interface JobStoreShape {
 
   /**
    * Deletes the jobs with `expiresAt <= now` together with their tasks, documents, errors, robots-blocked URLs and
-   * waiting webhook deliveries (whatever their status), the gates open at `now`, the scrapes and records with
-   * `expiresAt <= now`, the cache entries older than `cacheBefore`, and the search index entries scraped before
+   * waiting webhook deliveries (whatever their status), the gates open at `now`, the scrapes, records and counters
+   * with `expiresAt <= now`, the cache entries older than `cacheBefore`, and the search index entries scraped before
    * `indexBefore`.
    */
   readonly purgeExpired: (now: number, options?: PurgeOptions) => Effect.Effect<PurgeCounts, StoreError>

@@ -11,6 +11,7 @@ import { Effect, Layer, Option, Order, RedBlackTree, Stream } from "effect"
 import { LRUCache } from "lru-cache"
 import { type CachedPage, cachedPageSize } from "../Cache/ScrapeCache.js"
 import { admissible } from "./Admission.js"
+import { counterIncrement } from "./Counters.js"
 import { fairLease } from "./FairLease.js"
 import {
   type Job,
@@ -25,7 +26,8 @@ import {
   type TaskError,
   type TaskStatus,
 } from "./JobStore.js"
-import { encodeJson, encodeOptionalJson } from "./Json.js"
+import { deliveriesToQueue, encodeDelivery, encodeJson, encodeOptionalJson, encodeTaskDeliveries } from "./Json.js"
+import { MemoryCounters } from "./MemoryCounters.js"
 import { MemoryGates } from "./MemoryGates.js"
 import { MemoryOutbox } from "./MemoryOutbox.js"
 import { MemoryPageIndex } from "./MemoryPageIndex.js"
@@ -136,6 +138,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
   const outbox = new MemoryOutbox(options.outboxCapacity ?? 10_000)
   const gates = new MemoryGates()
   const records = new MemoryRecords()
+  const counters = new MemoryCounters()
 
   const lock = Effect.unsafeMakeSemaphore(1)
   const atomic = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
@@ -291,11 +294,11 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
       atomic(
         Effect.gen(function* () {
           const candidates = Array.from(active)
-            .filter((row) => row.due.pipe(RedBlackTree.size) > 0)
+            .filter((row) => Option.exists(RedBlackTree.first(row.due), ([dueKey]) => dueKey[0] <= now))
             .sort((a, b) => a.turn - b.turn || a.job.createdAt - b.job.createdAt || compareIds(a.job, b.job))
           const leaseUntil = now + leaseMs
           const { tasks: leased, served } = yield* fairLease(
-            candidates.map((row) => ({ id: row.job.id, maxConcurrency: row.job.maxConcurrency })),
+            candidates.map((row) => ({ id: row.job.id, owner: row.job.owner, maxConcurrency: row.job.maxConcurrency })),
             max,
             {
               liveLeases: (jobId) =>
@@ -389,7 +392,9 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     completeTask: (task, outcome) =>
       Effect.gen(function* () {
         const document = yield* encodeOptionalJson(outcome.document)
-        return yield* atomic(
+        const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
+        let dropped = 0
+        const result = yield* atomic(
           Effect.sync(() => {
             const row = tasks.get(task.id)
             const jobRow = jobs.get(row?.jobId ?? task.jobId)
@@ -421,9 +426,14 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
               ...(finished ? { status: "completed" as const, completedAt: now } : {}),
             }
             if (finished) active.delete(jobRow)
+            for (const delivery of deliveriesToQueue(deliveries, finished)) if (!outbox.add(delivery)) dropped++
             return { recorded: true, finished, job: Option.some(jobRow.job) }
           }),
         )
+        // As `enqueueDelivery` refuses them: the bound keeps a dead receiver from filling the process.
+        if (dropped > 0)
+          yield* Effect.logWarning(`${dropped} webhook delivery(ies) of job ${task.jobId} dropped: the outbox is full`)
+        return result
       }),
 
     retryTask: (task, { notBefore, error }) => release(task, notBefore, true, error),
@@ -529,7 +539,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     searchIndex: (search) => Effect.sync(() => pageIndex.search(search)),
 
     enqueueDelivery: (delivery) =>
-      Effect.flatMap(encodeJson(delivery.payload), (json) => atomic(Effect.sync(() => outbox.add(delivery, json)))),
+      Effect.flatMap(encodeDelivery(delivery), (encoded) => atomic(Effect.sync(() => outbox.add(encoded)))),
     leaseDeliveries: (request) => atomic(Effect.sync(() => outbox.lease(request))),
     finishDelivery: (delivery) => atomic(Effect.sync(() => outbox.finish(delivery))),
     retryDelivery: (delivery, notBefore) => atomic(Effect.sync(() => outbox.retry(delivery, notBefore))),
@@ -543,6 +553,12 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     listRecords: (query) => Effect.sync(() => records.list(query)),
     dueRecords: (kind, now, limit) => Effect.sync(() => records.due(kind, now, limit)),
     deleteRecord: (kind, id) => atomic(Effect.sync(() => records.delete(kind, id))),
+
+    addToCounter: (name, by, expiresAt) =>
+      Effect.flatMap(counterIncrement(by), (amount) =>
+        atomic(Effect.sync(() => counters.add(name, amount, expiresAt))),
+      ),
+    readCounters: (names) => Effect.sync(() => counters.read(names)),
 
     news: Stream.never,
 
@@ -559,6 +575,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             indexed: 0,
             deliveries: 0,
             records: records.purge(now),
+            counters: counters.purge(now),
           }
           for (const [id, jobRow] of jobs) {
             if (jobRow.job.expiresAt > now) continue

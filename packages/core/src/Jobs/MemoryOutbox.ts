@@ -3,8 +3,9 @@
  * queue's head is ever leased, so a job's events arrive in order. Bounded by a count, since nothing else (no disk)
  * stops a dead receiver from filling the process.
  */
-import type { Delivery, LeaseRequest, NewDelivery } from "./JobStore.js"
+import type { Delivery, LeaseRequest } from "./JobStore.js"
 import { newId } from "./JobStore.js"
+import type { EncodedDelivery } from "./Json.js"
 
 interface Row {
   readonly id: string
@@ -32,20 +33,20 @@ export class MemoryOutbox {
 
   constructor(readonly capacity: number) {}
 
-  /** Queues a delivery whose payload is already JSON text; false when the outbox is full. */
-  add(delivery: NewDelivery, json: string): boolean {
+  /** Queues a delivery; false when the outbox is full. */
+  add({ jobId, json }: EncodedDelivery): boolean {
     if (this.#size >= this.capacity) return false
     const row: Row = {
       id: newId(),
-      jobId: delivery.jobId,
+      jobId,
       json,
       attempts: 0,
       notBefore: 0,
       leaseOwner: undefined,
       leaseUntil: undefined,
     }
-    const queue = this.#queues.get(delivery.jobId)
-    if (queue === undefined) this.#queues.set(delivery.jobId, [row])
+    const queue = this.#queues.get(jobId)
+    if (queue === undefined) this.#queues.set(jobId, [row])
     else queue.push(row)
     this.#size++
     return true

@@ -1,7 +1,9 @@
 /**
  * One leased task, start to end: robots.txt, politeness, the scrape, retries, link discovery, and the one commit
- * that records the page with the links it found (`completeTask`). Webhook events follow the commit, so a receiver
- * never hears of a page the store does not hold.
+ * that records the page with the links it found (`completeTask`). That commit also queues the page's webhook event
+ * and, when it ends the job, the job's `completed` event: a receiver never hears of a page the store does not hold,
+ * and a process killed after the commit loses no event. An extract's answer and a check's end are announced after
+ * the commit, from what every page recorded.
  */
 
 import { Cache, Context, Duration, Effect, Either, Layer, Option, Ref, Schema } from "effect"
@@ -27,10 +29,13 @@ import { CheckSteps, errorPage, scrapeOptionsOf, seenPage } from "../Monitor/Che
 import { MonitorChecks } from "../Monitor/Checks.js"
 import { pageTask as monitorPageTask, targetOfTask } from "../Monitor/CheckTasks.js"
 import type { CheckPage } from "../Monitor/Records.js"
+import { underJob } from "../Observability/JobTrace.js"
 import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { Scrape, type ScrapeOutcome } from "../Scrape.js"
 import { SearchProvider } from "../Search/SearchProvider.js"
 import { webResults } from "../Search.js"
+import { CREDITS_PER_PAGE } from "../Tenants/Costing.js"
+import { Usage } from "../Tenants/Usage.js"
 import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
 import {
   type Job,
@@ -38,12 +43,13 @@ import {
   type NewTask,
   type StoreError,
   type Task,
+  type TaskDeliveries,
   type TaskError,
   type TaskOutcome,
 } from "./JobStore.js"
 import { hostGate, MAX_BACKOFF_MS, taskGates } from "./Politeness.js"
 import { RobotsCache } from "./RobotsCache.js"
-import { announce, Webhooks } from "./Webhooks.js"
+import { announce, jobDelivery, Webhooks } from "./Webhooks.js"
 
 /** Attempts of a task before its failure is final (Firecrawl retries transient failures 3 times in all). */
 export const MAX_ATTEMPTS = 3
@@ -162,6 +168,7 @@ export const make = Effect.gen(function* () {
   const agent = yield* AgentSteps
   const checkSteps = yield* CheckSteps
   const checks = yield* MonitorChecks
+  const usage = yield* Usage
   // Retry-After deferrals per task; bounded, since a task deferred here may end on another worker or be cancelled.
   const deferrals = new LRUCache<string, number>({ max: 10_000 })
 
@@ -197,7 +204,26 @@ export const make = Effect.gen(function* () {
       ),
   })
 
-  /** Records the task's end; announces the page and, for the last one, the job's completion. */
+  /** The webhook events the commit of a task's end queues: the page's, and the job's end when it is the last. */
+  const deliveriesOf = (context: JobContext, task: Task, outcome: TaskOutcome): TaskDeliveries | undefined => {
+    const { job, spec } = context
+    // An extract announces its answer, once, when its last page is recorded; it has no page events.
+    if (spec.kind === "extract") return undefined
+    // A check's pages go to the monitor's webhook; its end is recorded, and announced, after its last page's commit.
+    if (spec.kind === "monitor")
+      return outcome.document === undefined
+        ? undefined
+        : { page: checkSteps.pageDelivery(job, spec, outcome.document as CheckPage) }
+    const page =
+      outcome.document !== undefined
+        ? jobDelivery(job, "page", [outcome.document])
+        : outcome.error !== undefined
+          ? jobDelivery(job, "page", [{ metadata: { sourceURL: task.url } }], outcome.error.message)
+          : undefined
+    return { page, completed: jobDelivery(job, "completed") }
+  }
+
+  /** Records the task's end with its webhook events; then records the end of a check or an extract it finished. */
   const complete = Effect.fn("TaskRunner.complete")(function* (
     context: JobContext,
     lease: Ref.Ref<Task>,
@@ -205,24 +231,14 @@ export const make = Effect.gen(function* () {
   ) {
     const task = yield* Ref.get(lease)
     deferrals.delete(task.id)
-    const result = yield* store.completeTask(task, outcome)
+    const deliveries = deliveriesOf(context, task, outcome)
+    const result = yield* store.completeTask(task, deliveries === undefined ? outcome : { ...outcome, deliveries })
     if (!result.recorded) return
-    // A check announces its pages to the monitor's webhook, and its end is recorded once its last page is.
-    if (context.spec.kind === "monitor") {
-      if (outcome.document !== undefined)
-        yield* checkSteps.announce(context.job, context.spec, outcome.document as CheckPage)
-      if (result.finished && Option.isSome(result.job)) yield* checks.finish(result.job.value)
-      return
-    }
-    // An extract announces its answer, once, when its last page is recorded; crawls and batches each page.
-    if (context.spec.kind === "extract") {
-      if (result.finished && Option.isSome(result.job)) yield* announceExtract(result.job.value)
-      return
-    }
-    if (outcome.document !== undefined) yield* announce(webhooks, context.job, "page", [outcome.document])
-    else if (outcome.error !== undefined)
-      yield* announce(webhooks, context.job, "page", [{ metadata: { sourceURL: task.url } }], outcome.error.message)
-    if (result.finished) yield* announce(webhooks, context.job, "completed")
+    if (outcome.document !== undefined) yield* usage.charge(context.job.owner, { credits: CREDITS_PER_PAGE })
+    if (deliveries?.page !== undefined || (result.finished && deliveries?.completed !== undefined)) yield* webhooks.wake
+    if (!result.finished || Option.isNone(result.job)) return
+    if (context.spec.kind === "monitor") yield* checks.finish(result.job.value)
+    else if (context.spec.kind === "extract") yield* announceExtract(result.job.value)
   })
 
   /** `extract.completed` with the merged answer, or `extract.failed` when no page gave anything. */
@@ -412,7 +428,7 @@ export const make = Effect.gen(function* () {
     yield* complete(context, lease, { now: Date.now(), document, discovered, robotsBlocked })
   })
 
-  const run = Effect.fn("TaskRunner.run")(function* (lease: Ref.Ref<Task>) {
+  const runTask = Effect.fn("TaskRunner.run")(function* (lease: Ref.Ref<Task>) {
     const task = yield* Ref.get(lease)
     const found = yield* contexts.get(task.jobId)
     if (Option.isNone(found)) return
@@ -463,11 +479,19 @@ export const make = Effect.gen(function* () {
     else yield* answered(context, lease, result.right)
   })
 
+  /** The task in the trace of the request that started its job (the job's context is cached: no extra read). */
+  const run = (lease: Ref.Ref<Task>) =>
+    Effect.flatMap(Ref.get(lease), (task) =>
+      Effect.flatMap(contexts.get(task.jobId), (found) =>
+        Option.isSome(found) ? runTask(lease).pipe(underJob(found.value.job.options)) : runTask(lease),
+      ),
+    )
+
   return { run }
 })
 
 export const layer: Layer.Layer<
   TaskRunner,
   never,
-  JobStore | Scrape | RobotsCache | Webhooks | Fetcher | MapService | AgentSteps | CheckSteps | MonitorChecks
+  JobStore | Scrape | RobotsCache | Webhooks | Fetcher | MapService | AgentSteps | CheckSteps | MonitorChecks | Usage
 > = Layer.effect(TaskRunner, make)

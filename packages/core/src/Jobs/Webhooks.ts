@@ -1,7 +1,8 @@
 /**
- * Webhook delivery for crawl, batch-scrape, extract and agent jobs and monitor checks, in Firecrawl's wire format. `send` only writes the
- * delivery to the job store's outbox, so a slow or dead receiver never slows a crawl and a delivery survives the
- * process that queued it. Workers lease deliveries from the outbox and POST them with retries and backoff: each is
+ * Webhook delivery for crawl, batch-scrape, extract and agent jobs and monitor checks, in Firecrawl's wire format.
+ * `send` only writes the delivery to the job store's outbox, so a slow or dead receiver never slows a crawl and a
+ * delivery survives the process that queued it; a task's page event (`jobDelivery`) is written by the very commit
+ * that records the page. Workers lease deliveries from the outbox and POST them with retries and backoff: each is
  * sent by one process at a time, a job's in order (its `completed` never overtakes its `page`s), different jobs
  * concurrently. A process that dies mid-delivery leaves a lease; once it runs out another worker sends the delivery
  * again with the same `webhookId`, so receivers can deduplicate (delivery is at least once). Every connection goes
@@ -29,7 +30,7 @@ import { PRIVATE_TARGETS_OPT_IN } from "../ErrorCodes.js"
 import { RequestError } from "../Errors.js"
 import { clientOwnedHeaders, findScrapeError, guardedAgent } from "../Net/GuardedHttp.js"
 import { UrlGuard, type UrlGuardService } from "../Net/UrlGuard.js"
-import { type Delivery, type Job, JobStore } from "./JobStore.js"
+import { type Delivery, type Job, JobStore, type NewDelivery } from "./JobStore.js"
 import * as WorkerIdentity from "./WorkerIdentity.js"
 
 export type WebhookJobKind = "crawl" | "batch" | "extract" | "agent" | "monitor"
@@ -59,6 +60,11 @@ export class Webhooks extends Context.Tag("@webdata/core/Webhooks")<
     /** Enqueues a delivery and returns at once; never fails. Events the spec did not subscribe to are dropped. */
     readonly send: (delivery: WebhookDelivery) => Effect.Effect<void>
     /**
+     * Tells this process's sender that another store write queued deliveries (a task's `completeTask`), so that it
+     * looks at the outbox now rather than at its next poll.
+     */
+    readonly wake: Effect.Effect<void>
+    /**
      * Waits until this process's sender has nothing due in the outbox and nothing in flight, or until `until` (epoch
      * ms); true when it got there. For hosts that freeze the process between invocations (AWS Lambda). A process that
      * only queues deliveries answers true at once.
@@ -67,20 +73,16 @@ export class Webhooks extends Context.Tag("@webdata/core/Webhooks")<
   }
 >() {}
 
-/**
- * Announces an event of `job` to its webhook, if it has one (the job record keeps the request's decoded webhook).
- * Like `send`, it only enqueues.
- */
-export const announce = (
-  webhooks: Webhooks["Type"],
+/** An event of `job` for its webhook, if it has one (the job record keeps the request's decoded webhook). */
+const jobEvent = (
   job: Job,
   event: WebhookEvent,
-  data: ReadonlyArray<unknown> = [],
-  error?: string,
-): Effect.Effect<void> => {
+  data: ReadonlyArray<unknown>,
+  error: string | undefined,
+): WebhookDelivery | undefined => {
   const spec = job.webhook as WebhookSpec | undefined
-  if (spec === undefined) return Effect.void
-  return webhooks.send({
+  if (spec === undefined) return undefined
+  return {
     spec,
     jobKind: job.kind,
     jobId: job.id,
@@ -89,7 +91,47 @@ export const announce = (
     success: error === undefined,
     data,
     ...(error !== undefined ? { error } : {}),
-  })
+  }
+}
+
+/** What the outbox keeps of a delivery: the event, and its `webhookId`, fixed at enqueue so retries carry it. */
+interface Queued {
+  readonly delivery: WebhookDelivery
+  readonly webhookId: string
+}
+
+/** The outbox entry of `delivery`, or none when its webhook did not subscribe to the event. */
+const outboxEntry = (delivery: WebhookDelivery): NewDelivery | undefined => {
+  if (!delivery.spec.events.includes(delivery.event)) return undefined
+  const payload: Queued = { delivery, webhookId: uuidv7() }
+  return { jobId: delivery.jobId, payload, createdAt: Date.now() }
+}
+
+/**
+ * The outbox entry of an event of `job`, for a store write that queues it with what it reports (`TaskOutcome`'s
+ * `deliveries`); none when the job has no webhook or the webhook did not subscribe to the event. After the write,
+ * `wake` the sender.
+ */
+export const jobDelivery = (
+  job: Job,
+  event: WebhookEvent,
+  data: ReadonlyArray<unknown> = [],
+  error?: string,
+): NewDelivery | undefined => {
+  const delivery = jobEvent(job, event, data, error)
+  return delivery === undefined ? undefined : outboxEntry(delivery)
+}
+
+/** Announces an event of `job` to its webhook, if it has one. Like `send`, it only enqueues. */
+export const announce = (
+  webhooks: Webhooks["Type"],
+  job: Job,
+  event: WebhookEvent,
+  data: ReadonlyArray<unknown> = [],
+  error?: string,
+): Effect.Effect<void> => {
+  const delivery = jobEvent(job, event, data, error)
+  return delivery === undefined ? Effect.void : webhooks.send(delivery)
 }
 
 export interface WebhooksOptions {
@@ -116,12 +158,6 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{
   readonly message: string
   readonly retryable: boolean
 }> {}
-
-/** What the outbox keeps of a delivery: the event, and its `webhookId`, fixed at enqueue so retries carry it. */
-interface Queued {
-  readonly delivery: WebhookDelivery
-  readonly webhookId: string
-}
 
 const isQueued = (payload: unknown): payload is Queued => {
   const queued = payload as Partial<Queued> | null
@@ -339,14 +375,16 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
     )
   }
 
+  const wakeSender = Effect.asVoid(Queue.offer(wake, undefined))
+
   const send = (delivery: WebhookDelivery): Effect.Effect<void> =>
     Effect.suspend(() => {
-      if (!delivery.spec.events.includes(delivery.event)) return Effect.void
-      const queued: Queued = { delivery, webhookId: uuidv7() }
-      return store.enqueueDelivery({ jobId: delivery.jobId, payload: queued, createdAt: Date.now() }).pipe(
+      const entry = outboxEntry(delivery)
+      if (entry === undefined) return Effect.void
+      return store.enqueueDelivery(entry).pipe(
         Effect.flatMap((accepted) =>
           accepted
-            ? Queue.offer(wake, undefined)
+            ? wakeSender
             : Effect.logWarning(`Webhook ${eventType(delivery)} for job ${delivery.jobId} dropped: the outbox is full`),
         ),
         Effect.catchAll((error) =>
@@ -358,7 +396,7 @@ export const make = Effect.fn("Webhooks.make")(function* (options: WebhooksOptio
       )
     }).pipe(Effect.asVoid)
 
-  return Webhooks.of({ send, flush: (until) => flush(until) })
+  return Webhooks.of({ send, wake: wakeSender, flush: (until) => flush(until) })
 })
 
 /** The service with explicit options (missing ones take the defaults). */

@@ -15,6 +15,7 @@
 import { Config, Duration, Effect, Layer, Schedule } from "effect"
 import type { MonitorChecks } from "../Monitor/Checks.js"
 import { SWEEP_EVERY_MS, sweepMonitors } from "../Monitor/Scheduler.js"
+import * as ShutdownGrace from "../Process/ShutdownGrace.js"
 import { JobStore } from "./JobStore.js"
 import type { TaskRunner } from "./TaskRunner.js"
 import * as TaskSlots from "./TaskSlots.js"
@@ -54,7 +55,7 @@ export const defaults = {
   cacheTtlMs: 2 * DAY_MS,
   searchIndexTtlMs: 30 * DAY_MS,
   monitorSweepMs: SWEEP_EVERY_MS,
-  shutdownGraceMs: 10_000,
+  shutdownGraceMs: ShutdownGrace.DEFAULT_MS,
 } satisfies Required<WorkerOptions>
 
 /** Runs the worker loop for the lifetime of the scope. */
@@ -146,10 +147,7 @@ export const optionsConfig = Effect.gen(function* () {
     Config.validate({ message: "must be at least 1", validation: (seconds) => seconds >= 1 }),
     Config.withDefault(defaults.leaseMs / 1000),
   )
-  const shutdownGraceMs = yield* Config.integer("WEBDATA_SHUTDOWN_GRACE_MS").pipe(
-    Config.validate({ message: "must be 0 or more", validation: (ms) => ms >= 0 }),
-    Config.withDefault(defaults.shutdownGraceMs),
-  )
+  const shutdownGraceMs = yield* ShutdownGrace.config
   const hours = (value: number) => Math.round(value * 60 * 60 * 1000)
   return {
     ...defaults,

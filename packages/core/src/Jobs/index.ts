@@ -1,5 +1,6 @@
 /** @webdata/core/jobs — the JobStore port, its memory layer, and the shared rules store layers build on. */
 export * from "./Admission.js"
+export * from "./Counters.js"
 export * from "./FairLease.js"
 export * from "./JobStore.js"
 export * from "./Json.js"

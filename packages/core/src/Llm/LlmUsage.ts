@@ -4,6 +4,8 @@
  * same service.
  */
 import { Context, Effect, Layer, Ref } from "effect"
+import { creditsForTokens } from "../Tenants/Costing.js"
+import { Usage } from "../Tenants/Usage.js"
 import { addUsage, NO_USAGE, type TokenUsage } from "./Llm.js"
 
 export interface LlmUsageShape {
@@ -35,3 +37,23 @@ export const make: Effect.Effect<LlmUsageShape> = Effect.map(
 
 /** Totals in memory, for the life of the layer. */
 export const layer: Layer.Layer<LlmUsage> = Layer.effect(LlmUsage, make)
+
+/** Totals in memory, and each request's tokens charged to its owner's usage (tokens, and credits for them). */
+export const layerCharging: Layer.Layer<LlmUsage, never, Usage> = Layer.effect(
+  LlmUsage,
+  Effect.gen(function* () {
+    const memory = yield* make
+    const usage = yield* Usage
+    return {
+      ...memory,
+      record: (owner, tokens) =>
+        Effect.zipRight(
+          memory.record(owner, tokens),
+          usage.charge(owner, {
+            tokens: tokens.inputTokens + tokens.outputTokens,
+            credits: creditsForTokens(tokens.inputTokens + tokens.outputTokens),
+          }),
+        ),
+    }
+  }),
+)

@@ -11,8 +11,16 @@ import type { Document } from "../Domain/Document.js"
 import type { Format } from "../Domain/Formats.js"
 import { ScrapeOptions } from "../Domain/ScrapeOptions.js"
 import type { MonitorSpec } from "../Jobs/JobSpec.js"
-import { type Job, JobStore, type NewTask, type StoreError, type Task, type TaskError } from "../Jobs/JobStore.js"
-import { announce, Webhooks } from "../Jobs/Webhooks.js"
+import {
+  type Job,
+  JobStore,
+  type NewDelivery,
+  type NewTask,
+  type StoreError,
+  type Task,
+  type TaskError,
+} from "../Jobs/JobStore.js"
+import { jobDelivery } from "../Jobs/Webhooks.js"
 import { SearchProvider } from "../Search/SearchProvider.js"
 import { DEFAULT_SEARCH_RESULTS, pageTask, seenTask, type TaskTarget, targetIdOf } from "./CheckTasks.js"
 import { makeJudge } from "./Judge.js"
@@ -123,14 +131,13 @@ export class CheckSteps extends Context.Tag("@webdata/core/CheckSteps")<
       spec: MonitorSpec,
       target: TaskTarget,
     ) => Effect.Effect<{ readonly tasks: ReadonlyArray<NewTask> } | { readonly error: TaskError }, StoreError>
-    /** Announces a recorded page to the monitor's webhook. */
-    readonly announce: (job: Job, spec: MonitorSpec, page: CheckPage) => Effect.Effect<void>
+    /** The page's event for the monitor's webhook, queued by the commit that records the page; none without one. */
+    readonly pageDelivery: (job: Job, spec: MonitorSpec, page: CheckPage) => NewDelivery | undefined
   }
 >() {}
 
 export const make = Effect.gen(function* () {
   const store = yield* JobStore
-  const webhooks = yield* Webhooks
   const provider = yield* Effect.serviceOption(SearchProvider)
   const judge = yield* makeJudge
 
@@ -247,9 +254,8 @@ export const make = Effect.gen(function* () {
     return { tasks: [...tasks.values()] }
   })
 
-  const announcePage = (job: Job, spec: MonitorSpec, page: CheckPage) =>
-    announce(
-      webhooks,
+  const pageDelivery = (job: Job, spec: MonitorSpec, page: CheckPage) =>
+    jobDelivery(
       job,
       "page",
       [
@@ -269,7 +275,7 @@ export const make = Effect.gen(function* () {
       page.error ?? undefined,
     )
 
-  return CheckSteps.of({ page, search, announce: announcePage })
+  return CheckSteps.of({ page, search, pageDelivery })
 })
 
-export const layer: Layer.Layer<CheckSteps, never, JobStore | Webhooks> = Layer.effect(CheckSteps, make)
+export const layer: Layer.Layer<CheckSteps, never, JobStore> = Layer.effect(CheckSteps, make)

@@ -8,13 +8,16 @@ import * as JobsConfig from "../../src/Jobs/JobsConfig.js"
 import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import { ownerOf } from "../../src/Jobs/Owner.js"
 import * as WorkSignal from "../../src/Jobs/WorkSignal.js"
+import * as KeyRing from "../../src/Tenants/KeyRing.js"
 
 const services = (apiKeys: ReadonlyArray<string>) =>
-  Layer.mergeAll(JobControl.layer, ServerConfig.layer({ apiKeys })).pipe(
-    Layer.provideMerge(Layer.mergeAll(MemoryJobStore.layer(), WorkSignal.layer, JobsConfig.layer())),
+  Layer.mergeAll(JobControl.layer, KeyRing.layer).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(MemoryJobStore.layer(), WorkSignal.layer, JobsConfig.layer(), ServerConfig.layer({ apiKeys })),
+    ),
   )
 
-const run = <A, E>(effect: Effect.Effect<A, E, JobStore | JobControl.JobControl | ServerConfig.ServerConfig>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, JobStore | JobControl.JobControl | KeyRing.KeyRing>) =>
   Effect.runPromise(Effect.provide(effect, services(["k1", "k2"])))
 
 const task = (path: string): NewTask => ({ url: `http://site.test${path}`, key: path, depth: 0, host: "site.test" })
@@ -170,7 +173,12 @@ describe("the crawl watcher", () => {
     })
     const events = await Effect.runPromise(
       collect("0190a000-0000-7000-8000-000000000000", undefined).pipe(
-        Effect.provide(Layer.merge(failing, ServerConfig.layer())),
+        Effect.provide(
+          Layer.merge(
+            failing,
+            KeyRing.layer.pipe(Layer.provide(Layer.merge(ServerConfig.layer(), MemoryJobStore.layer()))),
+          ),
+        ),
         // The failure is logged; the test only needs the close.
         Logger.withMinimumLogLevel(LogLevel.None),
       ),

@@ -323,6 +323,54 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("serves owners fairly: a tenant flooding the queue does not starve another", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            // Tenant A's thirty crawls first in line, then one of the open server's (no owner is an owner too).
+            const flood = yield* Effect.forEach(
+              Array.from({ length: 30 }, (_, i) => i),
+              (i) => store.createJob(newJob({ owner: "key-a", createdAt: T0 + i }), tasks(10, `/a${i}-`)),
+            )
+            const other = yield* store.createJob(newJob({ owner: null, createdAt: T0 + 30 }), tasks(10, "/b"))
+            // Rounds of leasing 8 and completing them: B's crawl gets half of each, so it finishes in the third
+            // round rather than after A's 300 tasks.
+            let rounds = 0
+            while ((yield* getJob(store, other.id)).status === "scraping") {
+              rounds += 1
+              expect(rounds).toBeLessThanOrEqual(3)
+              const leased = yield* lease(store, "w1", T0 + rounds, 8)
+              expect(leased).toHaveLength(8)
+              if (rounds < 3) expect(leased.filter((t) => t.jobId === other.id).length).toBeGreaterThanOrEqual(4)
+              for (const one of leased) yield* store.completeTask(one, done(undefined, T0 + rounds))
+            }
+            expect(rounds).toBe(3)
+            // A kept all its work but the slots B left: its jobs are all still running.
+            const flooded = yield* Effect.forEach(flood, (job) => getJob(store, job.id))
+            expect(flooded.filter((job) => job.status === "scraping")).toHaveLength(30)
+            expect(flooded.reduce((n, job) => n + job.completed, 0)).toBe(24 - 10)
+          }),
+        ),
+      )
+
+      it.effect("one slot at a time, owners take turns however many jobs each has", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const flood = yield* Effect.forEach(
+              Array.from({ length: 5 }, (_, i) => i),
+              (i) => store.createJob(newJob({ owner: "key-a", createdAt: T0 + i }), tasks(3, `/a${i}-`)),
+            )
+            yield* store.createJob(newJob({ owner: "key-b", createdAt: T0 + 5 }), tasks(3, "/b"))
+            const floodIds = new Set(flood.map((job) => job.id))
+            const owners: Array<string> = []
+            for (let i = 0; i < 6; i++)
+              owners.push(...(yield* lease(store, "w1", T0, 1)).map((t) => (floodIds.has(t.jobId) ? "a" : "b")))
+            expect(owners).toHaveLength(6)
+            expect(owners.filter((owner) => owner === "b")).toHaveLength(3)
+            for (let i = 1; i < owners.length; i++) expect(owners[i]).not.toBe(owners[i - 1])
+          }),
+        ),
+      )
+
       it.effect("renewLease extends a lease its holder still has", () =>
         withStore((store) =>
           Effect.gen(function* () {
@@ -1020,6 +1068,114 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      const hook = (jobId: string, name: string) => ({ jobId, payload: { name }, createdAt: T0 })
+      /** Sends (leases and finishes) every due delivery, one job's in its order; answers the payloads' names. */
+      const drain = (store: JobStoreShape) =>
+        Effect.gen(function* () {
+          const names: Array<string> = []
+          for (;;) {
+            const leased = yield* leaseOut(store, "sender", T0 + 10_000)
+            if (leased.length === 0) return names
+            for (const delivery of leased) {
+              names.push((delivery.payload as { name: string }).name)
+              expect(yield* store.finishDelivery(delivery)).toBe(true)
+            }
+          }
+        })
+
+      it.effect("completeTask queues the page's delivery in the commit that records the page", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(2))
+            const [first] = yield* lease(store, "w1", T0, 1)
+            expect(yield* drain(store)).toEqual([])
+            const result = yield* store.completeTask(first!, {
+              ...done({ markdown: "one" }),
+              deliveries: { page: hook(job.id, "page 1"), completed: hook(job.id, "completed 1") },
+            })
+            expect(result).toMatchObject({ recorded: true, finished: false })
+            expect(yield* store.countDocuments(job.id)).toBe(1)
+            // The job goes on: its `completed` is not queued by a commit that did not end it.
+            expect(yield* drain(store)).toEqual(["page 1"])
+          }),
+        ),
+      )
+
+      it.effect("a completeTask that records nothing queues nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(1))
+            const [slow] = yield* lease(store, "w1", T0, 1, 1000)
+            const [retaken] = yield* lease(store, "w2", T0 + 1000, 1, 1000)
+            const deliveries = { page: hook(job.id, "late page"), completed: hook(job.id, "late completed") }
+            const late = yield* store.completeTask(slow!, { ...done(), deliveries })
+            expect(late.recorded).toBe(false)
+            expect(yield* drain(store)).toEqual([])
+            // A payload that is not JSON fails the call, and the page is not recorded without its event.
+            const error = yield* Effect.flip(
+              store.completeTask(retaken!, {
+                ...done(),
+                deliveries: { page: { jobId: job.id, payload: { size: 10n }, createdAt: T0 } },
+              }),
+            )
+            expect(error).toMatchObject({ _tag: "StoreError", reason: "InvalidData" })
+            expect(yield* store.countDocuments(job.id)).toBe(0)
+            expect(yield* drain(store)).toEqual([])
+            const onTime = yield* store.completeTask(retaken!, {
+              ...done(),
+              deliveries: { page: hook(job.id, "page"), completed: hook(job.id, "completed") },
+            })
+            expect(onTime).toMatchObject({ recorded: true, finished: true })
+            // A second call for the same lease records nothing, so it queues nothing either.
+            const again = yield* store.completeTask(retaken!, {
+              ...done(),
+              deliveries: { page: hook(job.id, "page again"), completed: hook(job.id, "completed again") },
+            })
+            expect(again.recorded).toBe(false)
+            expect(yield* drain(store)).toEqual(["page", "completed"])
+          }),
+        ),
+      )
+
+      it.effect("the completed delivery is queued only by the commit that finishes the job, after its page's", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob(), tasks(3))
+            const other = yield* store.createJob(newJob(), tasks(1))
+            const leased = yield* lease(store, "w1", T0, 10)
+            expect(leased).toHaveLength(4)
+            const ofJob = leased.filter((one) => one.jobId === job.id)
+            const finished: Array<boolean> = []
+            for (const [n, one] of ofJob.entries()) {
+              const last = n === ofJob.length - 1
+              // The last task records no page (robots.txt kept it out): the job's end is queued alone.
+              const outcome = last
+                ? { now: T0 + 1, discovered: [], robotsBlocked: [one.url] }
+                : n === 1
+                  ? failure()
+                  : done()
+              const result = yield* store.completeTask(one, {
+                ...outcome,
+                deliveries: {
+                  ...(last ? {} : { page: hook(job.id, `page ${n}`) }),
+                  completed: hook(job.id, `completed ${n}`),
+                },
+              })
+              finished.push(result.finished)
+            }
+            expect(finished).toEqual([false, false, true])
+            const otherTask = leased.find((one) => one.jobId === other.id)!
+            yield* store.completeTask(otherTask, {
+              ...done(),
+              deliveries: { page: hook(other.id, "other page"), completed: hook(other.id, "other completed") },
+            })
+            const sent = yield* drain(store)
+            expect(sent.filter((name) => !name.startsWith("other"))).toEqual(["page 0", "page 1", "completed 2"])
+            expect(sent.filter((name) => name.startsWith("other"))).toEqual(["other page", "other completed"])
+          }),
+        ),
+      )
+
       it.effect("concurrent leases never hand out the same delivery; max bounds a lease", () =>
         withStore((store) =>
           Effect.gen(function* () {
@@ -1336,6 +1492,88 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
       )
     })
 
+    describe("counters", () => {
+      it.effect(
+        "addToCounter starts at 0 and answers each new value; readCounters answers in order, 0 if missing",
+        () =>
+          withStore((store) =>
+            Effect.gen(function* () {
+              // Names as callers make them: colons, quotes, a percent sign, letters beyond ASCII.
+              const name = "rate:key-a:2026-11-26T12:35"
+              const odd = `usage:'key'%_"b":ключ 🔑`
+              expect(yield* store.readCounters([name])).toEqual([0])
+              expect(yield* store.addToCounter(name, 1, T0 + 100)).toBe(1)
+              expect(yield* store.addToCounter(name, 1, T0 + 100)).toBe(2)
+              expect(yield* store.addToCounter(name, 0, T0 + 100)).toBe(2)
+              expect(yield* store.addToCounter(name, 40, T0 + 100)).toBe(42)
+              expect(yield* store.addToCounter(odd, 5, T0 + 100)).toBe(5)
+              // Exact past 32 bits and up to 2^53: the durable stores keep 64-bit integers.
+              expect(yield* store.addToCounter("big", 2 ** 52, T0 + 100)).toBe(2 ** 52)
+              expect(yield* store.addToCounter("big", 2 ** 52 - 1, T0 + 100)).toBe(2 ** 53 - 1)
+              expect(yield* store.readCounters([odd, "missing", name, name, "big", "rate:key-a"])).toEqual([
+                5,
+                0,
+                42,
+                42,
+                2 ** 53 - 1,
+                0,
+              ])
+              expect(yield* store.readCounters([])).toEqual([])
+            }),
+          ),
+      )
+
+      it.effect("addToCounter refuses what is not a whole number of at least 0, and changes nothing", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.addToCounter("c", 3, T0 + 100)
+            for (const by of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
+              const error = yield* Effect.flip(store.addToCounter("c", by, T0 + 100))
+              expect(error).toMatchObject({ _tag: "StoreError", reason: "InvalidData" })
+            }
+            expect(yield* store.readCounters(["c"])).toEqual([3])
+          }),
+        ),
+      )
+
+      it.effect("of 200 concurrent adds to one counter, each answers a different value and none is lost", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const answers = yield* Effect.all(
+              Array.from({ length: 200 }, () => store.addToCounter("rate:hot", 1, T0 + 100)),
+              { concurrency: "unbounded" },
+            )
+            expect([...answers].sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1))
+            expect(yield* store.readCounters(["rate:hot"])).toEqual([200])
+          }),
+        ),
+      )
+
+      it.effect("purgeExpired deletes the counters with expiresAt <= now, as each one's last write set it", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            yield* store.addToCounter("gone", 1, T0 + 100)
+            yield* store.addToCounter("later", 2, T0 + 101)
+            yield* store.addToCounter("extended", 3, T0 + 100)
+            yield* store.addToCounter("extended", 1, T0 + DAY)
+            yield* store.addToCounter("shortened", 1, T0 + DAY)
+            yield* store.addToCounter("shortened", 1, T0 + 50)
+            const read = store.readCounters(["gone", "later", "extended", "shortened"])
+            expect((yield* store.purgeExpired(T0 + 49)).counters).toBe(0)
+            expect(yield* read).toEqual([1, 2, 4, 2])
+            expect((yield* store.purgeExpired(T0 + 99)).counters).toBe(1)
+            expect((yield* store.purgeExpired(T0 + 100)).counters).toBe(1)
+            expect(yield* read).toEqual([0, 2, 4, 0])
+            expect((yield* store.purgeExpired(T0 + 100)).counters).toBe(0)
+            // A purged counter starts again at 0.
+            expect(yield* store.addToCounter("gone", 1, T0 + 200)).toBe(1)
+            expect((yield* store.purgeExpired(T0 + DAY)).counters).toBe(3)
+            expect(yield* read).toEqual([0, 0, 0, 0])
+          }),
+        ),
+      )
+    })
+
     describe("politeness gates", () => {
       const host = (spacingMs: number) => ({ key: "host example.test", spacingMs })
       const job = (spacingMs: number) => ({ key: "job j1", spacingMs })
@@ -1414,6 +1652,7 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
                 indexed: 0,
                 deliveries: 0,
                 records: 0,
+                counters: 0,
               })
               yield* store.enqueueDelivery({ jobId: old.id, payload: { n: 1 }, createdAt: T0 })
               yield* store.enqueueDelivery({ jobId: kept.id, payload: { n: 2 }, createdAt: T0 })
@@ -1427,6 +1666,7 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
                 indexed: 0,
                 deliveries: 1,
                 records: 1,
+                counters: 0,
               })
               // The kept job's delivery is still there.
               const waiting = yield* store.leaseDeliveries({ worker: "w1", now: T0 + 100, leaseMs: 1000, max: 10 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Logger, Option } from "effect"
 import { JobStore, MemoryJobStore } from "../../src/Jobs/index.js"
-import { runJobStoreConformance } from "./conformance.js"
+import { newJob, runJobStoreConformance, tasks } from "./conformance.js"
 
 runJobStoreConformance("memory", () => MemoryJobStore.layer())
 
@@ -18,6 +18,44 @@ describe("memory store bounds", () => {
       expect(Option.getOrThrow(yield* store.getScrape("c")).document).toEqual(document)
     }).pipe(Effect.provide(MemoryJobStore.layer({ scrapesMaxBytes: 5000 }))),
   )
+})
+
+describe("memory outbox bound", () => {
+  it.effect("a completeTask past outboxCapacity records its page and drops the deliveries that do not fit", () => {
+    const logs: Array<string> = []
+    const capture = Logger.make(({ message }) => {
+      logs.push((Array.isArray(message) ? message : [message]).map(String).join(" "))
+    })
+    return Effect.gen(function* () {
+      const store = yield* JobStore
+      const job = yield* store.createJob(newJob(), tasks(1))
+      const hook = (name: string) => ({ jobId: job.id, payload: { name }, createdAt: 0 })
+      expect(yield* store.enqueueDelivery(hook("started"))).toBe(true)
+      const [leased] = yield* store.leaseTasks({ worker: "w1", now: 0, leaseMs: 1000, max: 1 })
+      const result = yield* store.completeTask(leased!, {
+        now: 1,
+        document: { markdown: "page" },
+        discovered: [],
+        robotsBlocked: [],
+        deliveries: { page: hook("page"), completed: hook("completed") },
+      })
+      // The page is not lost for a full outbox: only the event that did not fit is.
+      expect(result).toMatchObject({ recorded: true, finished: true })
+      expect(yield* store.countDocuments(job.id)).toBe(1)
+      expect(logs).toContainEqual(`1 webhook delivery(ies) of job ${job.id} dropped: the outbox is full`)
+      const names: Array<string> = []
+      for (;;) {
+        const [next] = yield* store.leaseDeliveries({ worker: "s", now: 2, leaseMs: 1000, max: 1 })
+        if (next === undefined) break
+        names.push((next.payload as { name: string }).name)
+        yield* store.finishDelivery(next)
+      }
+      expect(names).toEqual(["started", "page"])
+    }).pipe(
+      Effect.provide(MemoryJobStore.layer({ outboxCapacity: 2 })),
+      Effect.provide(Logger.replace(Logger.defaultLogger, capture)),
+    )
+  })
 })
 
 describe("memory search index bound", () => {

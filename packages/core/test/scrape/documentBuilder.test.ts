@@ -4,7 +4,7 @@ import { Effect, Either, Schema } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
 import type { PageContent } from "../../src/Scrape/BuildDocument.js"
-import { DocumentBuilder, layerInline, layerThreads } from "../../src/Scrape/DocumentBuilder.js"
+import { DocumentBuilder, LONE_PAGE_MS, layerInline, layerThreads } from "../../src/Scrape/DocumentBuilder.js"
 
 const options = Schema.decodeSync(ScrapeOptions)({ formats: ["markdown", "links"] })
 const article = readFileSync(new URL("../fixtures/site/article.html", import.meta.url), "utf8")
@@ -120,6 +120,39 @@ describe("DocumentBuilder", () => {
       expect(small.markdown).toContain("Tidal")
       expect(big.markdown).toContain("More words for a longer article.")
       expect([bigAgain, smallAgain]).toEqual([big, small])
+    } finally {
+      posted.mockRestore()
+    }
+  }, 30_000)
+
+  it("sends small pages that come in quick succession (a crawl) to the threads, even while they are idle", async () => {
+    const posted = vi.spyOn(Worker.prototype, "postMessage")
+    try {
+      const pause = Effect.sleep(LONE_PAGE_MS + 20)
+      const documents = await Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(DocumentBuilder, (builder) => {
+            // A tiny page: built in well under LONE_PAGE_MS, so the second of the pair comes right behind the first.
+            const build = builder.build(
+              options,
+              page("<html><body><p>One short paragraph.</p></body></html>"),
+              provenance,
+            )
+            return Effect.gen(function* () {
+              const first = yield* build
+              yield* pause
+              // Two pages at once: the first is built here, the one right behind it on the idle thread.
+              const pair = yield* Effect.all([build, build], { concurrency: "unbounded" })
+              expect(posted).toHaveBeenCalledTimes(1)
+              yield* pause
+              const alone = yield* build
+              expect(posted).toHaveBeenCalledTimes(1)
+              return [first, ...pair, alone]
+            })
+          }).pipe(Effect.provide(layerThreads({ threads: 1 }))),
+        ),
+      )
+      expect(documents.map((document) => document.markdown?.trim())).toEqual(Array(4).fill("One short paragraph."))
     } finally {
       posted.mockRestore()
     }

@@ -34,6 +34,11 @@
  *   /encoding/:name             the /page HTML compressed as gzip, deflate (zlib), deflate-raw (sent as `deflate`), br;
  *                               /encoding/zstd claims zstd (which Node 20 cannot decode); /encoding/broken claims gzip
  *                               but sends plain text
+ *   /maze/:n[/:k...]            an endless link space: each room links to five rooms below it (`/maze/1/3` → `/maze/1/3/1`…)
+ *   /malformed                  tag soup: unclosed, misnested and stray tags, a NUL, broken entities and comments
+ *   /headers/long               a page with a 64 KiB response header
+ *   /headers/many               a page with 2000 response headers
+ *   /wrong-type/:type           the /page HTML declared as `json`, `pdf`, `png`, `zip` or `none` (no Content-Type)
  */
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -141,11 +146,43 @@ const handle = (req: IncomingMessage, res: ServerResponse, timers: Set<NodeJS.Ti
     const n = Number(chain[1])
     return n === 0 ? html(res, PAGE) : redirect(res, `/redirect/chain/${n - 1}`)
   }
+  if (/^\/maze(\/\d+)+$/.test(path)) {
+    const links = [1, 2, 3, 4, 5].map((k) => `<li><a href="${path}/${k}">Door ${k}</a></li>`)
+    return html(res, `<html><head><title>${path}</title></head><body><h1>Room ${path}</h1><ul>${links.join("")}</ul>`)
+  }
+  const declared = path.match(/^\/wrong-type\/(json|pdf|png|zip|none)$/)
+  if (declared !== null) {
+    const types: Record<string, string> = {
+      json: "application/json",
+      pdf: "application/pdf",
+      png: "image/png",
+      zip: "application/zip",
+    }
+    const type = types[declared[1] ?? ""]
+    res.writeHead(200, type === undefined ? {} : { "content-type": type })
+    return void res.end(PAGE)
+  }
   const status = path.match(/^\/status\/(\d{3})$/)
   if (status !== null) return html(res, `<html><body><h1>Status ${status[1]}</h1></body></html>`, Number(status[1]))
   switch (path) {
     case "/page":
       return html(res, PAGE)
+    case "/malformed":
+      return html(
+        res,
+        '<html><p>one<div>two</p>three</div><b><i>x</b></i><table><td>cell<tr><ul><li>a<li>b</ol>\u0000&am;&#xZZ;&#99999999;<!-- open <p class="x>y</p><a href=">z</a></body></html><p>after',
+      )
+    case "/headers/long":
+      res.writeHead(200, { "content-type": "text/html", "x-long": "a".repeat(64 * 1024) })
+      return void res.end(PAGE)
+    case "/headers/many":
+      // Node takes the raw form: names and values in one flat list.
+      res.writeHead(200, [
+        "content-type",
+        "text/html",
+        ...Array.from({ length: 2000 }, (_, index) => [`x-header-${index}`, String(index)]).flat(),
+      ])
+      return void res.end(PAGE)
     case "/echo":
       res.writeHead(200, { "content-type": "application/json" })
       return res.end(JSON.stringify({ method: req.method, url: req.url, headers: req.headers }))

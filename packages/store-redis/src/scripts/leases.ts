@@ -1,5 +1,6 @@
 /** Scripts that lease tasks and end leases. */
 import { script } from "../Script.js"
+import { queueDelivery } from "./outbox.js"
 import { prelude } from "./prelude.js"
 import { queue } from "./queue.js"
 
@@ -9,9 +10,11 @@ const JOB_PAGE = 100
 /**
  * ARGV: prefix, worker, now, leaseUntil, max. Returns the leased tasks (see `taskReply`).
  *
- * The fairness rule of core's `fairLease`, here so that it runs inside the one atomic script: jobs least recently
- * served first (lowest turn; never served is 0, ties by id, which is time-ordered), each first up to an equal share
- * of \`max\` and its free \`maxConcurrency\` slots, leftovers then to the jobs that filled their share.
+ * The fairness rule of core's `fairLease`, here so that it runs inside the one atomic script. The jobs with a task
+ * due now, least recently served first (lowest turn; never served is 0, ties by id, which is time-ordered), grouped
+ * by owner (no owner is one more), owners least recently served first (in the order of their last job). Each owner
+ * first gets up to an equal share of \`max\`, split among its jobs, each within its free \`maxConcurrency\` slots;
+ * leftovers then go to the jobs that have more, in the same order.
  */
 export const leaseTasks = script(
   "leaseTasks",
@@ -19,10 +22,8 @@ export const leaseTasks = script(
   queue,
   `
 local worker, now, untilAt, max = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-local jobs = redis.call('ZCARD', K.scraping)
-if max <= 0 or jobs == 0 then return {} end
-local share = math.ceil(max / jobs)
-local leased, served, more = {}, {}, {}
+if max <= 0 then return {} end
+local leased, served, seen, room = {}, {}, {}, {}
 
 -- Leases up to n due tasks of the job, earliest due first; returns how many.
 local function take(jobId, n)
@@ -41,29 +42,69 @@ local function take(jobId, n)
   return #due
 end
 
-for start = 0, jobs - 1, ${JOB_PAGE} do
-  for _, jobId in ipairs(redis.call('ZRANGE', K.scraping, start, start + ${JOB_PAGE - 1})) do
-    local remaining = max - #leased
-    if remaining == 0 then break end
-    local capacity = math.huge
+-- Leases up to limit tasks of the job within its free slots (room) and the request; returns how many.
+local function serve(jobId, limit)
+  local free = room[jobId]
+  if not free then
+    free = math.huge
     local maxConcurrency = redis.call('HGET', K.job .. jobId, 'maxConcurrency')
     if maxConcurrency then
-      local live = redis.call('ZCOUNT', part(jobId, 'leases'), '(' .. now, '+inf')
-      capacity = math.max(0, tonumber(maxConcurrency) - live)
-    end
-    local want = math.min(share, capacity, remaining)
-    if want > 0 then
-      local got = take(jobId, want)
-      if got > 0 then served[#served + 1] = jobId end
-      if got == want and capacity > want then more[#more + 1] = {jobId, capacity - want} end
+      free = math.max(0, tonumber(maxConcurrency) - redis.call('ZCOUNT', part(jobId, 'leases'), '(' .. now, '+inf'))
     end
   end
-  if #leased >= max then break end
+  local want = math.min(free, limit, max - #leased)
+  if want == 0 then
+    room[jobId] = free
+    return 0
+  end
+  local got = take(jobId, want)
+  if got > 0 and not seen[jobId] then
+    seen[jobId] = true
+    served[#served + 1] = jobId
+  end
+  -- A job that had fewer due tasks than asked has no more.
+  if got < want then room[jobId] = 0 else room[jobId] = free - got end
+  return got
 end
-for _, job in ipairs(more) do
-  local remaining = max - #leased
-  if remaining == 0 then break end
-  take(job[1], math.min(job[2], remaining))
+
+local owners, ownerOf, position = {}, {}, 0
+local jobs = redis.call('ZCARD', K.scraping)
+for start = 0, jobs - 1, ${JOB_PAGE} do
+  for _, jobId in ipairs(redis.call('ZRANGE', K.scraping, start, start + ${JOB_PAGE - 1})) do
+    if #redis.call('ZRANGEBYSCORE', part(jobId, 'open'), '-inf', now, 'LIMIT', 0, 1) > 0 then
+      position = position + 1
+      local owner = redis.call('HGET', K.job .. jobId, 'owner')
+      local name = owner and ('=' .. owner) or 'none'
+      local group = ownerOf[name]
+      if not group then
+        group = {jobs = {}}
+        ownerOf[name] = group
+        owners[#owners + 1] = group
+      end
+      group.last = position
+      group.jobs[#group.jobs + 1] = jobId
+    end
+  end
+end
+if #owners == 0 then return {} end
+table.sort(owners, function(a, b) return a.last < b.last end)
+
+local ownerShare = math.ceil(max / #owners)
+for _, owner in ipairs(owners) do
+  if #leased >= max then break end
+  local jobShare, left = math.ceil(ownerShare / #owner.jobs), ownerShare
+  for _, jobId in ipairs(owner.jobs) do
+    if left == 0 or #leased >= max then break end
+    left = left - serve(jobId, math.min(jobShare, left))
+  end
+end
+-- Work-conserving: what the shares left goes to the jobs that have more.
+for _, owner in ipairs(owners) do
+  if #leased >= max then break end
+  for _, jobId in ipairs(owner.jobs) do
+    if #leased >= max then break end
+    serve(jobId, math.huge)
+  end
 end
 for _, jobId in ipairs(served) do
   redis.call('ZADD', K.scraping, 'XX', redis.call('INCR', K.turn), jobId)
@@ -192,13 +233,15 @@ return 1`,
 
 /**
  * ARGV: prefix, taskId, jobId, owner, leaseUntil, now, outcome (document, error or none), document JSON or error
- * code, error message, robots-blocked count r, r URLs, then the discovered tasks.
+ * code, error message, robots-blocked count r, r URLs, the page's delivery and the job's \`completed\` delivery (four
+ * entries each, see \`queueDelivery\`), then the discovered tasks.
  * Returns {recorded (0/1), finished (0/1), the job's hash}.
  */
 export const completeTask = script(
   "completeTask",
   prelude,
   queue,
+  queueDelivery,
   `
 local id, now, outcome = ARGV[2], ARGV[6], ARGV[7]
 local task = heldTask(id, ARGV[4], ARGV[5])
@@ -234,7 +277,8 @@ if blocked > 0 then
   keep(part(jobId, 'robots'), ttl)
   keep(part(jobId, 'robots-order'), ttl)
 end
-local admitted = admit(jobId, 11 + blocked)
+local deliveries = 11 + blocked
+local admitted = admit(jobId, deliveries + 8)
 redis.call('HSET', jk, 'updatedAt', now)
 -- Leased tasks keep the job open too, so it finishes exactly when its last open task does.
 local finished = redis.call('ZCARD', part(jobId, 'open')) == 0
@@ -245,5 +289,8 @@ if finished then
 elseif admitted > 0 then
   publish('work')
 end
+-- The page's event, then the job's end: a job's deliveries are sent in the order they were queued.
+queueDelivery(deliveries)
+if finished then queueDelivery(deliveries + 4) end
 return {1, finished and 1 or 0, redis.call('HGETALL', jk)}`,
 )

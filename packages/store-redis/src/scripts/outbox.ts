@@ -16,21 +16,30 @@ local function heldHead(id, jobId, owner, untilAt)
 end`
 
 /**
- * ARGV: prefix, deliveryId, jobId, payload JSON, createdAt. The delivery's keys expire with its job's (a delivery for
- * a job the store does not know keeps none).
+ * Lua: queues a delivery at the tail of its job's queue, from the four \`ARGV\` entries at \`at\` (see
+ * \`deliveryArgs\`: id, jobId, payload JSON, createdAt; an empty id is no delivery). The delivery's keys expire with
+ * its job's (a delivery for a job the store does not know keeps none).
  */
+export const queueDelivery = `
+local function queueDelivery(at)
+  local id, jobId = ARGV[at], ARGV[at + 1]
+  if id == '' then return end
+  local queue = part(jobId, 'outbox')
+  redis.call('HSET', K.delivery .. id, 'job', jobId, 'payload', ARGV[at + 2], 'attempts', '0', 'notBefore', '0',
+    'createdAt', ARGV[at + 3])
+  if redis.call('RPUSH', queue, id) == 1 then redis.call('ZADD', K.outbox, 0, jobId) end
+  local ttl = redis.call('HGET', K.job .. jobId, 'ttl')
+  keep(K.delivery .. id, ttl)
+  keep(queue, ttl)
+end`
+
+/** ARGV: prefix, deliveryId, jobId, payload JSON, createdAt. */
 export const enqueueDelivery = script(
   "enqueueDelivery",
   prelude,
+  queueDelivery,
   `
-local id, jobId = ARGV[2], ARGV[3]
-local queue = part(jobId, 'outbox')
-redis.call('HSET', K.delivery .. id, 'job', jobId, 'payload', ARGV[4], 'attempts', '0', 'notBefore', '0',
-  'createdAt', ARGV[5])
-if redis.call('RPUSH', queue, id) == 1 then redis.call('ZADD', K.outbox, 0, jobId) end
-local ttl = redis.call('HGET', K.job .. jobId, 'ttl')
-keep(K.delivery .. id, ttl)
-keep(queue, ttl)
+queueDelivery(2)
 return 1`,
 )
 

@@ -6,6 +6,7 @@ import cachedFiles from "./0003_cached_files.js"
 import searchIndex from "./0004_search_index.js"
 import outboxAndGates from "./0005_outbox_and_gates.js"
 import records from "./0006_records.js"
+import counters from "./0007_counters.js"
 
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
@@ -14,4 +15,5 @@ export const loader = Migrator.fromRecord({
   "0004_search_index": searchIndex,
   "0005_outbox_and_gates": outboxAndGates,
   "0006_records": records,
+  "0007_counters": counters,
 })

@@ -1,12 +1,13 @@
 /**
  * Run as a child process by the crash-resume test: an engine on the SQLite file with a worker whose leases last a
- * minute, so a crawl that resumes sooner than that shows the leases of the killed process were taken back at once. `start <site>` starts a crawl and prints its id; `resume <id>` waits for
- * the crawl to end. Both print `completed <n>` as the crawl advances and `done` at the end.
+ * minute, so a crawl that resumes sooner than that shows the leases of the killed process were taken back at once.
+ * `start <site> <webhook>` starts a crawl with that webhook and prints its id; `resume <id>` waits for the crawl to
+ * end. Both print `completed <n>` as the crawl advances and `done` at the end.
  */
 import { Webdata } from "@webdata/core"
 import { SqliteJobStore } from "../../src/index.js"
 
-const [filename, mode, target] = process.argv.slice(2) as [string, "start" | "resume", string]
+const [filename, mode, target, webhook] = process.argv.slice(2) as [string, "start" | "resume", string, string]
 
 const webdata = new Webdata({
   allowPrivateAddresses: true,
@@ -14,7 +15,7 @@ const webdata = new Webdata({
   worker: { concurrency: 8, leaseMs: 60_000 },
 })
 
-const id = mode === "start" ? (await webdata.startCrawl(target, { sitemap: "skip", limit: 1000 })).id : target
+const id = mode === "start" ? (await webdata.startCrawl(target, { sitemap: "skip", limit: 1000, webhook })).id : target
 process.stdout.write(`job ${id}\n`)
 for (;;) {
   const status = await webdata.getCrawlStatus(id, { limit: 1 })

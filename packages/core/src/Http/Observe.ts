@@ -1,0 +1,116 @@
+/**
+ * Every request once: its id (the caller's `x-request-id` when it sends a usable one, else a new one, echoed in the
+ * response), its count and latency by route template and status class, and one log line with what it did.
+ */
+import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, Metric } from "effect"
+import { v7 as uuidv7 } from "uuid"
+import { ownerOf } from "../Jobs/Owner.js"
+import { httpDuration, httpRequests, labelled } from "../Observability/Metrics.js"
+import * as RequestLog from "../Observability/RequestLog.js"
+import { hasSecretParameter, requestLogLevel } from "../Process/Logging.js"
+import { templateOf } from "./Routes.js"
+
+export const REQUEST_ID_HEADER = "x-request-id"
+
+/** An id a caller may choose: short and plain, so that it cannot forge or break a log line. */
+const USABLE_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/
+
+/** Probes that run every few seconds: logged at debug level, so that they do not drown the requests. */
+const PROBES = new Set(["/v2/health", "/v2/ready", "/metrics"])
+
+/** Routes whose `:id` is a job's. */
+const JOB_ROUTE = /^\/v2\/(?:crawl|batch\/scrape|extract|agent)\/:id(?:\/|$)/
+
+/** A short digest that tells keys apart in the logs without revealing them (the owner digest's first characters). */
+const keyHash = (authorization: string | undefined): string | undefined => {
+  const token = authorization?.replace(/^\s*bearer\s+/i, "").trim()
+  return token === undefined || token === "" ? undefined : ownerOf(token)?.slice(0, 12)
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The job id of a job route's path, when it is one (not whatever a caller put there). */
+const jobIdOf = (route: string, pathname: string): string | undefined => {
+  if (!JOB_ROUTE.test(route)) return undefined
+  const id = pathname.split("/")[route.split("/").indexOf(":id")]
+  return id !== undefined && UUID.test(id) ? id : undefined
+}
+
+/** Methods as label values: a host that passes any method through (a Lambda event) cannot grow the label set. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+/** The request metrics of each label set, made once (a bounded set: route templates × methods × status classes). */
+const requestMetrics = new Map<string, { readonly count: typeof httpRequests; readonly latency: typeof httpDuration }>()
+const requestMetricsOf = (route: string, method: string, statusClass: string) => {
+  const key = `${method} ${route} ${statusClass}`
+  let metrics = requestMetrics.get(key)
+  if (metrics === undefined) {
+    const labels = { route, method, status_class: statusClass }
+    metrics = { count: labelled(httpRequests, labels), latency: labelled(httpDuration, labels) }
+    requestMetrics.set(key, metrics)
+  }
+  return metrics
+}
+
+const outcomeOf = (status: number) => (status < 400 ? "ok" : status < 500 ? "rejected" : "failed")
+
+export const observe = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const started = performance.now()
+    const offered = request.headers[REQUEST_ID_HEADER]
+    const requestId = offered !== undefined && USABLE_ID.test(offered) ? offered : uuidv7()
+    const pathname = pathOf(request)
+    const route = templateOf(pathname) ?? "unmatched"
+    const fields: RequestLog.RequestFields = {}
+    const exit = yield* app.pipe(
+      RequestLog.withRecord(fields),
+      Effect.annotateLogs("requestId", requestId),
+      Effect.exit,
+    )
+    const status = Exit.isSuccess(exit) ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
+    const seconds = (performance.now() - started) / 1000
+    const method = METHODS.has(request.method) ? request.method : "other"
+    const metrics = requestMetricsOf(route, method, `${Math.floor(status / 100)}xx`)
+    yield* Metric.increment(metrics.count)
+    yield* Metric.update(metrics.latency, seconds)
+    const jobId = fields.jobId ?? jobIdOf(route, pathname)
+    const key = keyHash(request.headers.authorization)
+    yield* Effect.logWithLevel(
+      status >= 500 ? LogLevel.Error : PROBES.has(route) ? LogLevel.Debug : yield* FiberRef.get(requestLogLevel),
+      `${method} ${route} ${status}`,
+    ).pipe(
+      Effect.annotateLogs({
+        requestId,
+        method,
+        route,
+        status,
+        outcome: outcomeOf(status),
+        durationMs: Math.round(seconds * 10_000) / 10,
+        ...(key !== undefined ? { keyHash: key } : {}),
+        ...(jobId !== undefined ? { jobId } : {}),
+        ...(fields.host !== undefined ? { host: fields.host } : {}),
+      }),
+    )
+    if (Exit.isFailure(exit)) return yield* exit
+    return HttpServerResponse.setHeader(exit.value, REQUEST_ID_HEADER, requestId)
+  })
+
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
+
+/**
+ * The HTTP server spans: named by route template (`POST /v2/crawl`), and not made for a URL whose query carries a
+ * credential (a live view's token), since a span records the full URL for whoever reads the traces.
+ */
+export const tracing: Layer.Layer<never> = Layer.merge(
+  Layer.succeed(
+    HttpMiddleware.SpanNameGenerator,
+    (request) => `${request.method} ${templateOf(pathOf(request)) ?? "unmatched"}`,
+  ),
+  Layer.scopedDiscard(
+    Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, (request: HttpServerRequest.HttpServerRequest) =>
+      hasSecretParameter(request.url),
+    ),
+  ),
+)

@@ -1,0 +1,111 @@
+/**
+ * Whether a caller may make a request now, by its limits (see `Limits.ts`): requests per window for the endpoint's
+ * class (a counter per owner, class and window in the job store, shared by every API process), jobs in progress, the
+ * queue's depth and the month's credits. Nothing is read or written for a limit that is not set.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import { JobStore, type StoreError } from "../Jobs/JobStore.js"
+import type { Owner } from "../Jobs/Owner.js"
+import { JOB_CLASSES } from "./EndpointClass.js"
+import type { EndpointClass, Limits } from "./Limits.js"
+import { monthOf, Usage } from "./Usage.js"
+
+export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", {
+  reason: Schema.Literal("Rate", "Jobs", "Queue", "Credits"),
+  message: Schema.String,
+  /** Seconds after which the same request may pass (`Retry-After`). */
+  retryAfter: Schema.optional(Schema.Number),
+}) {}
+
+/** Status and envelope code of each reason: 429 as Firecrawl's rate limit, 402 as its credit check. */
+export const quotaStatus: Record<QuotaExceeded["reason"], readonly [number, string]> = {
+  Rate: [429, "RATE_LIMIT_EXCEEDED"],
+  Jobs: [429, "CONCURRENCY_LIMIT_EXCEEDED"],
+  Queue: [429, "QUEUE_FULL"],
+  Credits: [402, "INSUFFICIENT_CREDITS"],
+}
+
+/** When a refused job-starting request may try again: jobs and queues drain, but nobody knows when. */
+const BUSY_RETRY_SECONDS = 10
+
+export interface QuotasShape {
+  readonly admit: (
+    owner: Owner,
+    limits: Limits,
+    endpoint: EndpointClass,
+    now: number,
+  ) => Effect.Effect<void, QuotaExceeded | StoreError>
+}
+
+export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasShape>() {}
+
+const perUnit = (unit: string) => `req/${unit}`
+
+export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
+  Quotas,
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const usage = yield* Usage
+
+    const rate = Effect.fn("Quotas.rate")(function* (
+      owner: Owner,
+      limits: Limits,
+      endpoint: EndpointClass,
+      now: number,
+    ) {
+      const limit = limits.rates[endpoint]
+      if (limit === undefined) return
+      const window = Math.floor(now / limit.windowMs)
+      const resetsAt = (window + 1) * limit.windowMs
+      const consumed = yield* store.addToCounter(`rate:${owner ?? "-"}:${endpoint}:${window}`, 1, resetsAt)
+      if (consumed <= limit.count) return
+      const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
+      return yield* new QuotaExceeded({
+        reason: "Rate",
+        retryAfter,
+        message: `Rate limit exceeded. Consumed (${perUnit(limit.unit)}): ${consumed}, Remaining (${perUnit(limit.unit)}): 0. Please retry after ${retryAfter}s, resets at ${new Date(resetsAt).toString()}`,
+      })
+    })
+
+    const jobs = Effect.fn("Quotas.jobs")(function* (owner: Owner, limits: Limits, now: number) {
+      if (limits.jobs !== undefined) {
+        const running = yield* store.listJobs({ owner, status: "scraping" })
+        if (running.length >= limits.jobs)
+          return yield* new QuotaExceeded({
+            reason: "Jobs",
+            retryAfter: BUSY_RETRY_SECONDS,
+            message: `Concurrency limit reached: ${running.length} of ${limits.jobs} jobs in progress. Wait for one to finish or cancel one.`,
+          })
+      }
+      if (limits.queue !== undefined) {
+        const { due } = yield* store.pendingWork(now)
+        if (due >= limits.queue)
+          return yield* new QuotaExceeded({
+            reason: "Queue",
+            retryAfter: BUSY_RETRY_SECONDS,
+            message: `The queue is full (${due} tasks waiting, limit ${limits.queue}). Please retry later.`,
+          })
+      }
+    })
+
+    const credits = Effect.fn("Quotas.credits")(function* (owner: Owner, limits: Limits, now: number) {
+      if (limits.credits === undefined) return
+      const [month] = yield* usage.months(owner, [monthOf(now)])
+      if ((month?.credits ?? 0) >= limits.credits)
+        return yield* new QuotaExceeded({
+          reason: "Credits",
+          message: `Insufficient credits to perform this request: ${month?.credits ?? 0} of ${limits.credits} used this month.`,
+        })
+    })
+
+    return {
+      admit: (owner, limits, endpoint, now) =>
+        Effect.gen(function* () {
+          yield* rate(owner, limits, endpoint, now)
+          if (endpoint === "status") return
+          yield* credits(owner, limits, now)
+          if (JOB_CLASSES.has(endpoint)) yield* jobs(owner, limits, now)
+        }),
+    }
+  }),
+)

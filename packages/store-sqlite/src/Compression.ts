@@ -1,0 +1,47 @@
+/**
+ * Large stored texts (a scrape's document, a cached page's body) are kept brotli-compressed: pages of HTML and
+ * markdown shrink several times over, and with them the pages SQLite writes (a 100 KB page cost ~100 `pwrite`
+ * uncompressed). The column keeps its type's meaning by SQLite's dynamic typing: a TEXT value is the text itself
+ * (small texts, and rows written before compression), a BLOB is its compressed form. Compression and decompression
+ * run on libuv's thread pool, off the event loop.
+ */
+import { promisify } from "node:util"
+import { brotliCompress, brotliDecompress, constants } from "node:zlib"
+import { StoreError } from "@webdata/core/jobs"
+import { Effect } from "effect"
+
+/** Texts shorter than this are stored as they are: one or two database pages, nothing to save. */
+export const COMPRESS_FROM_BYTES = 8 * 1024
+
+const compress = promisify(brotliCompress)
+const decompress = promisify(brotliDecompress)
+
+/** A stored value: the text, or its compressed bytes (better-sqlite3 reads a BLOB as a Buffer). */
+export type Stored = string | Uint8Array
+
+/** What to store for `text`: the text itself when short, else its brotli form. */
+export const pack = (text: string): Effect.Effect<Stored, StoreError> =>
+  text.length < COMPRESS_FROM_BYTES
+    ? Effect.succeed(text)
+    : Effect.tryPromise({
+        try: () =>
+          compress(text, {
+            params: {
+              // Quality 4 of 11: most of brotli's gain on markup at a few ms per 100 KB.
+              [constants.BROTLI_PARAM_QUALITY]: 4,
+              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+              [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
+            },
+          }),
+        catch: (cause) => new StoreError({ reason: "InvalidData", message: "Cannot compress a stored text", cause }),
+      })
+
+/** The text of a stored value. */
+export const unpack = (stored: Stored): Effect.Effect<string, StoreError> =>
+  typeof stored === "string"
+    ? Effect.succeed(stored)
+    : Effect.tryPromise({
+        try: async () => (await decompress(stored)).toString("utf8"),
+        catch: (cause) =>
+          new StoreError({ reason: "InvalidData", message: "A stored text cannot be decompressed", cause }),
+      })

@@ -1,0 +1,171 @@
+/**
+ * The write-behind queue of the writes no caller waits on: a scrape kept for `GET /v2/scrape/{id}`, a page for the
+ * scrape cache, a page for the local search index. They used to be written on the request's (or the crawl task's)
+ * path, one synchronous commit each; here they wait a few milliseconds in memory and go to the file together, in one
+ * transaction, off that path (large texts compressed on the thread pool first, `Compression.ts`).
+ *
+ * What still holds: this process reads its own writes at once (reads look in the queue first; a search writes the
+ * queue first); closing the store writes what is queued. What a crash may lose: the last `delayMs` of these writes —
+ * a cached page (fetched again on the next miss), an index entry, a kept scrape — never a job's recorded page
+ * (`completeTask` commits at once). Another process on the same file sees a queued write once it is flushed, at most
+ * `delayMs` later.
+ */
+import type { IndexedPage, StoreError } from "@webdata/core/jobs"
+import { Duration, Effect, type Scope } from "effect"
+
+export interface ScrapeRow {
+  readonly id: string
+  readonly owner: string | null
+  /** The document's JSON. */
+  readonly document: string
+  readonly expires_at: number
+}
+
+export interface CacheEntryRow {
+  readonly key: string
+  readonly url: string
+  readonly status_code: number
+  readonly content_type: string | null
+  readonly body: string
+  readonly cached_at: number
+  readonly file: string | null
+}
+
+export interface WriteBehindOptions {
+  /** How long a write waits for others to share its transaction. */
+  readonly delayMs: number
+  /** Queued bytes past which a writer waits for the flush: the queue's memory bound. */
+  readonly maxBytes: number
+}
+
+export const defaults: WriteBehindOptions = { delayMs: 20, maxBytes: 8 * 1024 * 1024 }
+
+export interface Batch {
+  readonly scrapes: ReadonlyArray<ScrapeRow>
+  readonly cache: ReadonlyArray<CacheEntryRow>
+  readonly index: ReadonlyArray<IndexedPage>
+}
+
+/** Writes one batch (the store: compress, then one transaction). */
+export type WriteBatch = (batch: Batch) => Effect.Effect<void, StoreError>
+
+export interface WriteBehind {
+  readonly putScrape: (row: ScrapeRow) => Effect.Effect<void, StoreError>
+  readonly cacheSet: (row: CacheEntryRow) => Effect.Effect<void, StoreError>
+  readonly indexPage: (page: IndexedPage) => Effect.Effect<void, StoreError>
+  /** The queued scrape `id`, if its write has not reached the file yet. */
+  readonly scrape: (id: string) => ScrapeRow | undefined
+  /** The queued cache entry `key`, if its write has not reached the file yet. */
+  readonly cached: (key: string) => CacheEntryRow | undefined
+  /** Writes everything queued now (and waits for a flush under way). */
+  readonly flush: Effect.Effect<void, StoreError>
+}
+
+/** Queued rows by key; a row leaves only once written, and only if no newer write replaced it meanwhile. */
+class Pending<Row> {
+  readonly rows = new Map<string, Row>()
+  bytes = 0
+  constructor(readonly size: (row: Row) => number) {}
+  put(key: string, row: Row) {
+    const before = this.rows.get(key)
+    if (before !== undefined) this.bytes -= this.size(before)
+    this.rows.set(key, row)
+    this.bytes += this.size(row)
+  }
+  written(entries: ReadonlyArray<readonly [string, Row]>) {
+    for (const [key, row] of entries)
+      if (this.rows.get(key) === row) {
+        this.rows.delete(key)
+        this.bytes -= this.size(row)
+      }
+  }
+}
+
+export const make = (
+  writeBatch: WriteBatch,
+  options: WriteBehindOptions = defaults,
+): Effect.Effect<WriteBehind, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const scrapes = new Pending<ScrapeRow>((row) => row.document.length)
+    const cache = new Pending<CacheEntryRow>((row) => row.body.length + (row.file?.length ?? 0))
+    const index = new Pending<IndexedPage>((page) => page.content.length)
+    // One flush at a time: two batches racing could let an older row land after a newer one.
+    const lock = yield* Effect.makeSemaphore(1)
+    let scheduled = false
+
+    const flush = lock.withPermits(1)(
+      Effect.suspend(() => {
+        const scrapeEntries = [...scrapes.rows.entries()]
+        const cacheEntries = [...cache.rows.entries()]
+        const indexEntries = [...index.rows.entries()]
+        if (scrapeEntries.length + cacheEntries.length + indexEntries.length === 0) return Effect.void
+        const rows = <Row>(entries: ReadonlyArray<readonly [string, Row]>) => entries.map(([, row]) => row)
+        return writeBatch({
+          scrapes: rows(scrapeEntries),
+          cache: rows(cacheEntries),
+          index: rows(indexEntries),
+        }).pipe(
+          Effect.tap(() =>
+            Effect.sync(() => {
+              scrapes.written(scrapeEntries)
+              cache.written(cacheEntries)
+              index.written(indexEntries)
+            }),
+          ),
+        )
+      }),
+    )
+
+    const scope = yield* Effect.scope
+    /** A flush `delayMs` from now, unless one is already planned; a failed one is tried again as late. */
+    const schedule: Effect.Effect<void> = Effect.suspend(() => {
+      if (scheduled) return Effect.void
+      scheduled = true
+      return Effect.asVoid(
+        Effect.forkIn(
+          Effect.sleep(Duration.millis(options.delayMs)).pipe(
+            Effect.zipRight(Effect.sync(() => (scheduled = false))),
+            Effect.zipRight(flush),
+            Effect.catchAll((error) =>
+              Effect.zipRight(
+                Effect.logWarning("Writing queued scrapes, cache and index entries failed; retrying", error),
+                schedule,
+              ),
+            ),
+          ),
+          scope,
+        ),
+      )
+    })
+
+    /** Queues, then flushes at once (the writer waiting) when the queue is full, else soon. */
+    const queued = Effect.suspend(() =>
+      scrapes.bytes + cache.bytes + index.bytes >= options.maxBytes ? flush : schedule,
+    )
+
+    // Closing the store writes what is queued (this finalizer runs before the database's, added earlier, closes it).
+    yield* Effect.addFinalizer(() =>
+      flush.pipe(Effect.catchAll((error) => Effect.logWarning("Writing the queued writes on close failed", error))),
+    )
+
+    return {
+      putScrape: (row) =>
+        Effect.zipRight(
+          Effect.sync(() => scrapes.put(row.id, row)),
+          queued,
+        ),
+      cacheSet: (row) =>
+        Effect.zipRight(
+          Effect.sync(() => cache.put(row.key, row)),
+          queued,
+        ),
+      scrape: (id) => scrapes.rows.get(id),
+      indexPage: (page) =>
+        Effect.zipRight(
+          Effect.sync(() => index.put(`${page.owner ?? ""}\u0000${page.url}`, page)),
+          queued,
+        ),
+      cached: (key) => cache.rows.get(key),
+      flush,
+    }
+  })
