@@ -143,7 +143,8 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
     Layer.mergeAll(
       apiLayer,
       HttpServer.layerContext,
-      HttpApiBuilder.middlewareCors(),
+      // Browser clients on another origin may read a request's id and when to retry after a 429.
+      HttpApiBuilder.middlewareCors({ exposedHeaders: ["x-request-id", "retry-after"] }),
       // Inside the API app, so that it sees unknown routes and defects before they become empty responses; each
       // request is counted and logged with the response the envelope made.
       HttpApiBuilder.middleware((app) => observe(envelope(app))),

@@ -205,5 +205,8 @@ describe("the web handler", () => {
     )
     expect(response.status).toBeLessThan(300)
     expect(response.headers.get("access-control-allow-origin")).toBe("*")
+    const answer = await open.handler(new Request("http://api.test/", { headers: { origin: "https://app.example" } }))
+    expect(answer.headers.get("access-control-expose-headers")).toBe("x-request-id,retry-after")
+    expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
   })
 })
