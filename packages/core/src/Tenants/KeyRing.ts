@@ -3,12 +3,12 @@
  * made (records of kind `api-key` in the job store, id = the key's digest). Each process looks a store key up at
  * most every `STORE_KEY_TTL` per key, so a revocation made by any process holds everywhere within that time.
  */
-import { Cache, Context, Duration, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { Cache, Context, Duration, Effect, Either, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { RequestError } from "../Errors.js"
 import { isOpen, ServerConfig } from "../Http/ServerConfig.js"
 import { JobStore, type StoredRecord, type StoreError } from "../Jobs/JobStore.js"
 import { digestOf, flagsOf, type KeyEntry, type KeyFlag, newKey, ownerOfDigest, sameDigest } from "./ApiKey.js"
-import { formatLimits, type Limits, limitsOf, overlay } from "./Limits.js"
+import { formatLimits, type Limits, limitsOf, NO_LIMITS, overlay } from "./Limits.js"
 
 export const KEY_RECORD = "api-key"
 /** How long a process trusts what it read of a store key (and of an unknown one). */
@@ -66,7 +66,8 @@ const storedEntry = (record: StoredRecord, stored: StoredKey): KeyEntry => ({
   digest: record.id,
   owner: ownerOfDigest(record.id),
   name: stored.name,
-  limits: limitsOf(stored.limits).pipe((either) => (either._tag === "Right" ? either.right : { rates: {} })),
+  // Written by `create`, which refuses limits that do not parse.
+  limits: Either.getOrElse(limitsOf(stored.limits), () => NO_LIMITS),
   flags: stored.flags as ReadonlyArray<KeyFlag>,
   source: "admin",
 })
