@@ -79,7 +79,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       return 1
     }
     if (failure.value instanceof CliFailure) {
-      await say(`webdata: ${failure.value.message}`)
+      for (const line of failure.value.message.split("\n")) await say(`webdata: ${line}`)
       return failure.value instanceof CliInterrupted ? 130 : 1
     }
   }

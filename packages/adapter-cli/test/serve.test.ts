@@ -34,4 +34,22 @@ describe("webdata serve", () => {
       await taken.close()
     }
   })
+
+  it("exits 1 before it starts when a setting is bad, with a line naming each variable", async () => {
+    const result = await runWebdata(["serve", "--port", "0"], { WEBDATA_STORE: "nonsense:x", PORT: "-1" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim().split("\n")).toEqual([
+      'webdata: PORT="-1": must be a port, 0 to 65535',
+      expect.stringMatching(/^webdata: WEBDATA_STORE="nonsense:x": /),
+    ])
+    expect(result.stdout).not.toContain("listening")
+  })
+})
+
+describe("webdata worker", () => {
+  it("exits 1 before it starts when a setting is bad, naming the variable", async () => {
+    const result = await runWebdata(["worker"], { WEBDATA_WORKER_CONCURRENCY: "-2" })
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toBe('webdata: WEBDATA_WORKER_CONCURRENCY="-2": must be a whole number of at least 1')
+  })
 })

@@ -16,4 +16,9 @@ export {
   type SessionSockets,
   type SessionSocketsOptions,
 } from "./sessionSockets.js"
-export { type ExpressMiddlewareOptions, toExpressMiddleware, type WebHandlerFunction } from "./toExpressMiddleware.js"
+export {
+  type ExpressMiddlewareOptions,
+  type PlainHandlerFunction,
+  toExpressMiddleware,
+  type WebHandlerFunction,
+} from "./toExpressMiddleware.js"

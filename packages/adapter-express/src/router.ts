@@ -13,7 +13,7 @@ import { Layer as L, type Layer } from "effect"
 import express, { type ErrorRequestHandler, type Router } from "express"
 import { type ExpressMiddlewareOptions, toExpressMiddleware } from "./toExpressMiddleware.js"
 
-export interface WebdataRouterOptions extends ExpressMiddlewareOptions {
+export interface WebdataRouterOptions extends Omit<ExpressMiddlewareOptions, "handlePlain"> {
   /** Accepted API keys; none means open. */
   readonly apiKeys?: ReadonlyArray<string>
   /** Engine settings (URL guard, cache, fetch limits), used when `engine` is not given. */
@@ -58,10 +58,10 @@ export const webdataErrorHandler: ErrorRequestHandler = (error, _req, res, next)
 
 export const webdataRouter = (options: WebdataRouterOptions = {}): WebdataRouter => {
   const engine = options.engine ?? Engine.layer(options.engineOptions)
-  const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
+  const { handler, handlePlain, watchJob, openSessionSocket, dispose } = makeWebHandler(
     L.merge(engine, ServerConfig.layer({ apiKeys: options.apiKeys ?? [] })),
   )
   const router = express.Router()
-  router.use(toExpressMiddleware(handler, options))
+  router.use(toExpressMiddleware(handler, { ...options, handlePlain }))
   return Object.assign(router, { watchJob, openSessionSocket, dispose })
 }

@@ -11,7 +11,28 @@ export type WebHandlerFunction = (
   origin?: { readonly clientAddress?: string | undefined },
 ) => Promise<Response>
 
+/** The web handler's answerer of its hottest requests from plain data (`WebHandler.handlePlain`). */
+export type PlainHandlerFunction = (
+  request: {
+    readonly method: string
+    readonly url: string
+    readonly headers: Readonly<Record<string, string | undefined>>
+  },
+  origin?: { readonly clientAddress?: string | undefined },
+) =>
+  | Promise<{
+      readonly status: number
+      readonly headers: Readonly<Record<string, string>>
+      readonly body: Uint8Array | string
+    }>
+  | undefined
+
 export interface ExpressMiddlewareOptions {
+  /**
+   * Answers the requests it knows (status polls) without a web `Request` and `Response`, which cost more than the
+   * answer; the others go to the web handler.
+   */
+  readonly handlePlain?: PlainHandlerFunction
   /** Largest request body read from the socket; larger bodies answer 413 without being buffered. Default 60 MiB. */
   readonly maxBodyBytes?: number
 }
@@ -76,22 +97,22 @@ const fromTrustedProxy = (req: ExpressRequest): boolean => {
   return trust?.(req.socket.remoteAddress ?? "", 0) === true
 }
 
-const toHeaders = (req: ExpressRequest, reserialised: boolean): Headers => {
-  const headers = new Headers()
+/** The request's headers as the API sees them (names in lower case; a repeated header's values joined). */
+const requestHeaders = (req: ExpressRequest, reserialised: boolean): Record<string, string> => {
+  const headers: Record<string, string> = {}
   const trusted = fromTrustedProxy(req)
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || (!trusted && FORWARDING.has(name))) continue
     // The body may have been re-serialised: its length and encoding are no longer the client's.
     if (reserialised && (name === "content-length" || name === "content-encoding" || name === "transfer-encoding"))
       continue
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-    else headers.set(name, value)
+    headers[name] = Array.isArray(value) ? value.join(", ") : value
   }
-  if (reserialised) headers.set("content-type", "application/json")
+  if (reserialised) headers["content-type"] = "application/json"
   // The mount path, so that absolute links the API builds (e.g. `next`) include it.
   // A trusted proxy's own prefix comes first.
   if (req.baseUrl !== "")
-    headers.set("x-forwarded-prefix", `${(headers.get("x-forwarded-prefix") ?? "").replace(/\/+$/, "")}${req.baseUrl}`)
+    headers["x-forwarded-prefix"] = `${(headers["x-forwarded-prefix"] ?? "").replace(/\/+$/, "")}${req.baseUrl}`
   return headers
 }
 
@@ -118,7 +139,22 @@ export const toExpressMiddleware = (
   options: ExpressMiddlewareOptions = {},
 ): RequestHandler => {
   const maxBodyBytes = options.maxBodyBytes ?? 60 * 1024 * 1024
+  const { handlePlain } = options
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (handlePlain !== undefined && req.method === "GET") {
+      const url = requestUrl(req)
+      const answer =
+        url === undefined
+          ? undefined
+          : handlePlain(
+              { method: "GET", url: url.href, headers: requestHeaders(req, false) },
+              { clientAddress: req.ip },
+            )
+      if (answer !== undefined) {
+        answer.then((plain) => void res.writeHead(plain.status, plain.headers).end(plain.body), next)
+        return
+      }
+    }
     const aborter = new AbortController()
     res.on("close", () => {
       if (!res.writableFinished) aborter.abort()
@@ -132,7 +168,7 @@ export const toExpressMiddleware = (
       if (body === "too-large") return void tooLarge(res)
       const request = new Request(url, {
         method: req.method,
-        headers: toHeaders(req, reserialised),
+        headers: requestHeaders(req, reserialised),
         // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
         ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
         signal: aborter.signal,

@@ -139,6 +139,50 @@ describe("toExpressMiddleware()", () => {
     }
   })
 
+  it("gives GETs to the plain handler first, with the headers the API would see, and the rest to the web handler", async () => {
+    const seen: Array<{ url: string; headers: Readonly<Record<string, string | undefined>>; address?: string }> = []
+    const app = express()
+    app.use(
+      "/api",
+      toExpressMiddleware(async (request) => new Response(`web ${request.method}`, { status: 202 }), {
+        handlePlain: (request, origin) => {
+          if (!request.url.endsWith("/hot")) return undefined
+          seen.push({
+            url: request.url,
+            headers: request.headers,
+            ...(origin?.clientAddress ? { address: origin.clientAddress } : {}),
+          })
+          return Promise.resolve({
+            status: 203,
+            headers: { "content-type": "text/plain", "x-plain": "yes" },
+            body: "plain",
+          })
+        },
+      }),
+    )
+    const server = await listen(app)
+    try {
+      const hot = await fetch(`${server.url}/api/v2/hot`, {
+        headers: { authorization: "Bearer k", "x-forwarded-host": "spoofed.test", cookie: "a=1" },
+      })
+      expect([hot.status, hot.headers.get("x-plain"), await hot.text()]).toEqual([203, "yes", "plain"])
+      expect(seen).toHaveLength(1)
+      // The path within the mount, as the web handler gets it too.
+      expect(seen[0]?.url).toBe(`${server.url}/v2/hot`)
+      // The mount path is forwarded; a forwarding header from an untrusted peer is not.
+      expect(seen[0]?.headers).toMatchObject({ authorization: "Bearer k", cookie: "a=1", "x-forwarded-prefix": "/api" })
+      expect(seen[0]?.headers["x-forwarded-host"]).toBeUndefined()
+      expect(seen[0]?.address).toMatch(/127\.0\.0\.1/)
+      const other = await fetch(`${server.url}/api/v2/other`)
+      expect([other.status, await other.text()]).toEqual([202, "web GET"])
+      const posted = await fetch(`${server.url}/api/v2/hot`, { method: "POST", body: "{}" })
+      expect([posted.status, await posted.text()]).toEqual([202, "web POST"])
+      expect(seen).toHaveLength(1)
+    } finally {
+      await server.close()
+    }
+  })
+
   it("refuses bodies over its cap with 413 without buffering them", async () => {
     const app = express()
     app.use(toExpressMiddleware(async () => new Response("unreachable"), { maxBodyBytes: 1024 }))

@@ -15,6 +15,7 @@
 import { type EngineServices, WorkQueue } from "@webdata/core"
 import { type EnvironmentHostOptions, engineFromEnvironment, StoreFromEnvironment } from "@webdata/server/environment"
 import { Effect, Layer } from "effect"
+import { checkSettings } from "./checkSettings.js"
 import { releaseOnShutdown } from "./http/shutdown.js"
 import { toLambdaHandler, toStreamingLambdaHandler } from "./http/toLambdaHandler.js"
 import type { LambdaContext, ScheduledEvent, SqsBatchResponse, SqsEvent } from "./workers/events.js"
@@ -117,8 +118,11 @@ export const streamingHandler = toStreamingLambdaHandler(apiEngine())
 export const workHandler = workerFromEnvironment()
 export const scheduleHandler = scheduleFromEnvironment()
 
-// In a Lambda container, the engine one of these built is released when the runtime shuts down.
-if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined)
+// In a Lambda container the environment is fixed: checked as the module loads, so that a bad setting fails the
+// container's initialisation, naming it. The engine one of these built is released when the runtime shuts down.
+if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
+  checkSettings()
   releaseOnShutdown(async () => {
     await Promise.all([handler, streamingHandler, workHandler, scheduleHandler].map((ready) => ready.dispose()))
   })
+}

@@ -6,9 +6,8 @@ import { Settings } from "@webdata/core"
  * most likely misspelt: it is reported, and ignored.
  */
 export const checkEnvironment = (env: NodeJS.ProcessEnv = process.env): void => {
-  const problems = Settings.problems(env)
-  for (const problem of problems) console.error(`webdata: ${problem.message}`)
-  if (problems.length > 0) process.exit(1)
-  for (const name of Settings.unknownNames(env))
-    console.warn(`webdata: ${name} is not a setting (ignored); the settings are in docs/configuration.md`)
+  const { errors, warnings } = Settings.report(env)
+  for (const error of errors) console.error(`webdata: ${error}`)
+  if (errors.length > 0) process.exit(1)
+  for (const warning of warnings) console.warn(`webdata: ${warning}`)
 }

@@ -76,16 +76,17 @@ const closeServer = (server: Server, graceMs: number): Promise<void> =>
 
 export const serve = async (options: ServeOptions = {}): Promise<RunningServer> => {
   const graceMs = options.shutdownGraceMs ?? Effect.runSync(Effect.orDie(ShutdownGrace.config))
-  const { handler, watchJob, openSessionSocket, dispose } = makeWebHandler(
+  const { handler, handlePlain, watchJob, openSessionSocket, ready, dispose } = makeWebHandler(
     Layer.merge(options.engine ?? engineFromEnvironment(), options.serverConfig ?? ServerConfig.layerConfig),
   )
   // The layers are built on the first request; one request now makes configuration errors fail at start and the
   // open-server warning appear at start.
   await handler(new Request("http://localhost/"))
+  await ready()
   const app = express()
   app.disable("x-powered-by")
   app.set("trust proxy", options.trustProxy ?? trustProxyFromEnvironment())
-  app.use(toExpressMiddleware(handler))
+  app.use(toExpressMiddleware(handler, { handlePlain }))
   app.use(webdataErrorHandler)
   const host = options.host ?? "127.0.0.1"
   const server = await new Promise<Server>((resolve, reject) => {

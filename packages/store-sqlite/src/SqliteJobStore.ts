@@ -13,7 +13,7 @@ import { dirname } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import type { Statement } from "@effect/sql/Statement"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import {
@@ -42,6 +42,7 @@ import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Stream }
 import * as Compression from "./Compression.js"
 import * as Counters from "./Counters.js"
 import { matchExpression } from "./Fts.js"
+import * as HotReads from "./HotReads.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
 import * as Records from "./Records.js"
@@ -91,12 +92,22 @@ const fromSqlError = (error: SqlError): StoreError => {
 const orStoreError = <A>(effect: Effect.Effect<A, SqlError | StoreError>): Effect.Effect<A, StoreError> =>
   Effect.catchTag(effect, "SqlError", (error) => Effect.fail(fromSqlError(error)))
 
+/** A read on the hot-reads connection, failing as the `@effect/sql` client's would. */
+const hotRead = <A>(read: () => A): Effect.Effect<A, StoreError> =>
+  Effect.try({
+    try: read,
+    catch: (cause) => fromSqlError(new SqlError({ cause, message: "Failed to execute statement" })),
+  })
+
 /** Rows changed by a write statement. */
 const changes = (statement: Statement<unknown>): Effect.Effect<number, SqlError> =>
   Effect.map(statement.raw, (result) => (result as { readonly changes: number }).changes)
 
 /** The store on the `SqlClient` in context (its schema must be migrated: `layer` does both). */
-type StoreOptions = Pick<SqliteJobStoreOptions, "writeBehindMs">
+interface StoreOptions extends Pick<SqliteJobStoreOptions, "writeBehindMs"> {
+  /** A connection of its own for status polls' reads (not for a database in memory). */
+  readonly hotReads?: HotReads.HotReads
+}
 
 export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
   const sql = yield* SqlClient.SqlClient
@@ -162,6 +173,7 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
     }))
 
   const jobRow = (id: string) => Effect.map(sql<JobRow>`SELECT * FROM jobs WHERE id = ${id}`, Arr.head)
+  const { hotReads } = options
   const loadJob = (id: string) =>
     Effect.flatMap(
       jobRow(id),
@@ -298,7 +310,13 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
         )
       }),
 
-    getJob: (id) => orStoreError(loadJob(id)),
+    getJob: (id) =>
+      hotReads === undefined
+        ? orStoreError(loadJob(id))
+        : Effect.flatMap(
+            hotRead(() => hotReads.job(id)),
+            (row) => (row === undefined ? Effect.succeedNone : Effect.asSome(toJob(row))),
+          ),
 
     listJobs: (filter) => {
       const clauses = [
@@ -521,13 +539,15 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
       ),
 
     documents: (jobId, { skip, limit }) =>
-      orStoreError(
-        Effect.flatMap(
-          sql<DocumentRow>`
-            SELECT * FROM documents WHERE job_id = ${jobId} AND seq >= ${Math.max(0, skip)}
-            ORDER BY seq LIMIT ${Math.max(0, limit)}`,
-          Effect.forEach(toDocument),
-        ),
+      Effect.flatMap(
+        hotReads === undefined
+          ? orStoreError(
+              sql<DocumentRow>`
+                SELECT * FROM documents WHERE job_id = ${jobId} AND seq >= ${Math.max(0, skip)}
+                ORDER BY seq LIMIT ${Math.max(0, limit)}`,
+            )
+          : hotRead(() => hotReads.documents(jobId, Math.max(0, skip), Math.max(0, limit))),
+        Effect.forEach(toDocument),
       ),
 
     countDocuments: (jobId) =>
@@ -804,6 +824,7 @@ const unavailable = (message: string) => (cause: unknown) =>
 const open = (options: SqliteJobStoreOptions) =>
   Effect.gen(function* () {
     const { filename } = options
+    const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))
     if (filename !== ":memory:") {
       yield* Effect.tryPromise({
         try: () => mkdir(dirname(filename), { recursive: true }),
@@ -814,14 +835,22 @@ const open = (options: SqliteJobStoreOptions) =>
       Effect.catchAllDefect((defect) => Effect.fail(unavailable(`Cannot open ${filename}`)(defect))),
     )
     yield* Effect.gen(function* () {
-      yield* client.unsafe(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`)
+      yield* client.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
       yield* client.unsafe("PRAGMA synchronous = NORMAL")
       yield* migrate
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
       Effect.mapError(unavailable(`Cannot prepare ${filename}`)),
     )
-    return yield* Effect.provideService(make(options), SqlClient.SqlClient, client)
+    const hotReads =
+      filename === ":memory:" || filename === ""
+        ? undefined
+        : yield* HotReads.open(filename, busyTimeoutMs).pipe(Effect.mapError(unavailable(`Cannot open ${filename}`)))
+    return yield* Effect.provideService(
+      make({ ...options, ...(hotReads !== undefined ? { hotReads } : {}) }),
+      SqlClient.SqlClient,
+      client,
+    )
   })
 
 /** The store in the SQLite file `filename`; the database is closed when the layer's scope closes. */

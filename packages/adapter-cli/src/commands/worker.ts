@@ -7,17 +7,21 @@ import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { CliFailure } from "../CliFailure.js"
 import { waitForSignal } from "../Signals.js"
+import { checkSettings } from "./checkSettings.js"
 
 export const workerCommand = Command.make("worker", {}, () =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      // The engine and the store load only for this command; with a Chromium found, pages that need the browser
-      // (waitFor, actions, screenshots) render here as they do in the API's own worker.
-      try: () => import("@webdata/server").then(({ runWorker }) => runWorker()),
-      catch: (error) => new CliFailure((error as Error).message),
-    }),
-    // Stops the worker (unfinished tasks go back to the store for another worker) and closes the store.
-    (worker) => Effect.promise(worker.close),
+  Effect.zipRight(
+    checkSettings,
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        // The engine and the store load only for this command; with a Chromium found, pages that need the browser
+        // (waitFor, actions, screenshots) render here as they do in the API's own worker.
+        try: () => import("@webdata/server").then(({ runWorker }) => runWorker()),
+        catch: (error) => new CliFailure((error as Error).message),
+      }),
+      // Stops the worker (unfinished tasks go back to the store for another worker) and closes the store.
+      (worker) => Effect.promise(worker.close),
+    ),
   ).pipe(
     Effect.tap((worker) => Console.error(`webdata worker running on ${worker.store}; Ctrl-C to stop`)),
     Effect.zipRight(waitForSignal(["SIGINT", "SIGTERM"])),

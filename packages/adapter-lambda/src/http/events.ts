@@ -30,6 +30,8 @@ export interface ApiGatewayV1Event extends Payload1Event {
     /** The path as the client sent it: with the stage (or a custom domain's base path). */
     readonly path?: string
     readonly domainName?: string
+    /** `sourceIp`: the address of the connection API Gateway took. */
+    readonly identity?: { readonly sourceIp?: string }
   }
 }
 
@@ -43,7 +45,8 @@ export interface ApiGatewayV2Event {
   readonly headers?: StringMap
   readonly cookies?: ReadonlyArray<string>
   readonly requestContext: {
-    readonly http: { readonly method: string }
+    /** `sourceIp`: the address of the connection API Gateway or the function URL took. */
+    readonly http: { readonly method: string; readonly sourceIp?: string }
     readonly stage?: string
     readonly domainName?: string
   }

@@ -1,5 +1,6 @@
 /** The API over Lambda's HTTP events: API Gateway (REST and HTTP API), function URLs (buffered or streaming) and ALB. */
 export { type EncodedBody, encodeBody, isTextual } from "./bodyEncoding.js"
+export { clientAddress } from "./clientAddress.js"
 export { type EventShape, eventShape } from "./eventShape.js"
 export type {
   AlbEvent,

@@ -4,6 +4,7 @@
  */
 import { Readable, type Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
+import { clientAddress } from "./clientAddress.js"
 import { badRequest, internalError } from "./envelope.js"
 import type { LambdaHttpEvent } from "./events.js"
 import type { WebHandlerFunction } from "./fromWebHandler.js"
@@ -93,7 +94,9 @@ export const fromWebHandlerStreaming = (
     const response =
       request instanceof InvalidEvent
         ? badRequest(request.reason)
-        : await Promise.resolve(request).then(handler).catch(internalError)
+        : await Promise.resolve(request)
+            .then((valid) => handler(valid, { clientAddress: clientAddress(event) }))
+            .catch(internalError)
     await send(response, responseStream, lambda)
   }
   return lambda === undefined ? streaming : lambda.streamifyResponse(streaming)

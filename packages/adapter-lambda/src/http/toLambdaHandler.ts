@@ -5,7 +5,12 @@
 import { type EngineServices, makeWebHandler, ServerConfig } from "@webdata/core"
 import { Layer } from "effect"
 import { keep } from "../Kept.js"
-import { fromWebHandler, type HttpHandlerOptions, type LambdaHttpHandler } from "./fromWebHandler.js"
+import {
+  fromWebHandler,
+  type HttpHandlerOptions,
+  type LambdaHttpHandler,
+  type WebHandlerFunction,
+} from "./fromWebHandler.js"
 import { fromWebHandlerStreaming, type LambdaStreamingHandler } from "./streaming.js"
 
 export interface LambdaHandlerOptions extends HttpHandlerOptions {
@@ -24,7 +29,8 @@ const lazyWebHandler = (engine: Layer.Layer<EngineServices>, options: LambdaHand
     () => makeWebHandler(Layer.merge(engine, options.serverConfig ?? ServerConfig.layerConfig)),
     (web) => web.ready(),
   )
-  return { handler: async (request: Request) => (await kept.get()).handler(request), dispose: kept.dispose }
+  const handler: WebHandlerFunction = async (request, origin) => (await kept.get()).handler(request, origin)
+  return { handler, dispose: kept.dispose }
 }
 
 export const toLambdaHandler = (

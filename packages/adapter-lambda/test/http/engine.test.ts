@@ -3,7 +3,7 @@
  * fixture events of every integration scrape a local page; links carry the stage; one engine per container.
  */
 import { Engine, type EngineServices, ServerConfig } from "@webdata/core"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../../core/test/support/fixtureSite.js"
 import type {
@@ -215,6 +215,38 @@ describe("toLambdaHandler over a real engine", () => {
       if (before === undefined) delete process.env.WEBDATA_API_KEYS
       else process.env.WEBDATA_API_KEYS = before
       await lambda.dispose()
+    }
+  })
+
+  it("on the keyless tier (WEBDATA_KEYLESS=1), scrapes without a key, each source IP an owner of its own", async () => {
+    const settings = ConfigProvider.fromMap(
+      new Map([
+        ["WEBDATA_API_KEYS", "lambda-key"],
+        ["WEBDATA_KEYLESS", "1"],
+        ["WEBDATA_KEYLESS_LIMITS", "scrape=1/min"],
+      ]),
+    )
+    const keyless = toLambdaHandler(engine(), {
+      serverConfig: ServerConfig.layerConfig.pipe(Layer.provide(Layer.setConfigProvider(settings))),
+    })
+    try {
+      const url = scrape(fixture<ApiGatewayV2Event>("function-url"))
+      expect((await keyless(url)).statusCode).toBe(200)
+      expect(body(await keyless(url))).toMatchObject({ success: false, code: "RATE_LIMIT_EXCEEDED" })
+      // Another address (a v2 event's, then a REST API's without its fixture key) has its own allowance.
+      expect((await keyless(scrape(fixture("http-api-v2-default-stage")))).statusCode).toBe(200)
+      const rest = scrape(fixture<ApiGatewayV1Event>("api-gateway-rest-v1"))
+      const anonymous = {
+        ...rest,
+        headers: {},
+        multiValueHeaders: { "Content-Type": ["application/json"] },
+        requestContext: { ...rest.requestContext, identity: { sourceIp: "192.0.2.30" } },
+      }
+      expect((await keyless(anonymous)).statusCode).toBe(200)
+      // An ALB event carries no address the client could not have written: a key is needed there.
+      expect((await keyless(scrape(fixture("alb")))).statusCode).toBe(401)
+    } finally {
+      await keyless.dispose()
     }
   })
 })

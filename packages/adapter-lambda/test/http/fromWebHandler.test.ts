@@ -1,11 +1,16 @@
-/** The buffered handler over stub web handlers: cookies both ways, binary both ways, and its own error answers. */
+/**
+ * The buffered handler over stub web handlers: cookies both ways, binary both ways, the client's address, and its own
+ * error answers.
+ */
 import { afterEach, describe, expect, it, vi } from "vitest"
 import type {
   AlbResult,
   ApiGatewayV1Event,
   ApiGatewayV1Result,
+  ApiGatewayV2Event,
   ApiGatewayV2Result,
   BasicResult,
+  LambdaHttpEvent,
 } from "../../src/http/index.js"
 import { fromWebHandler } from "../../src/http/index.js"
 import { fixture, json, withBody } from "./support.js"
@@ -61,6 +66,30 @@ describe("fromWebHandler", () => {
       expect(result.isBase64Encoded).toBe(true)
       expect(Buffer.from(result.body, "base64").equals(pdf), name).toBe(true)
     }
+  })
+
+  it("tells the handler the source IP API Gateway or the function URL saw, never a forwarded header", async () => {
+    const addressEcho = fromWebHandler(async (_, origin) => Response.json({ address: origin?.clientAddress ?? null }))
+    const addressOf = async (event: LambdaHttpEvent) => (json(await addressEcho(event)) as { address: unknown }).address
+    const rest = fixture<ApiGatewayV1Event>("api-gateway-rest-v1")
+    expect(rest.requestContext.identity?.sourceIp).toBe("198.51.100.7")
+    expect(await addressOf(rest)).toBe("198.51.100.7")
+    expect(await addressOf(fixture("http-api-v2-default-stage"))).toBe("203.0.113.20")
+    const url = fixture<ApiGatewayV2Event>("function-url")
+    const spoofed = { ...url, headers: { ...url.headers, "x-forwarded-for": "192.0.2.99" } }
+    expect(await addressOf(spoofed)).toBe("198.51.100.7")
+    const other = {
+      ...url,
+      requestContext: { ...url.requestContext, http: { ...url.requestContext.http, sourceIp: "2001:db8::7" } },
+    }
+    expect(await addressOf(other)).toBe("2001:db8::7")
+    // Only X-Forwarded-For says where an ALB request came from: no address. Nor is a console test's placeholder one.
+    expect(await addressOf(fixture("alb"))).toBeNull()
+    const test = {
+      ...rest,
+      requestContext: { ...rest.requestContext, identity: { sourceIp: "test-invoke-source-ip" } },
+    }
+    expect(await addressOf(test)).toBeNull()
   })
 
   it("a malformed event answers 400 BAD_REQUEST in the event's shape, or one every format accepts", async () => {

@@ -61,6 +61,13 @@ describe("fromWebHandlerStreaming without the runtime's helpers", () => {
     expect(JSON.parse(body.toString())).toEqual({ path: "/v2/scrape" })
   })
 
+  it("tells the handler the source IP of the function URL's event", async () => {
+    const handler = fromWebHandlerStreaming(async (_, origin) => Response.json({ address: origin?.clientAddress }))
+    const stream = new Collector()
+    await handler(fixture("function-url"), stream)
+    expect(JSON.parse(stream.parsed().body.toString())).toEqual({ address: "198.51.100.7" })
+  })
+
   it("streams a 24 MiB body through with backpressure: never more than a few chunks ahead of the stream", async () => {
     const chunk = 1024 * 1024
     let pulled = 0

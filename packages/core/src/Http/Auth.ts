@@ -8,7 +8,7 @@ import { digestOf, ownerOfDigest } from "../Tenants/ApiKey.js"
 import { endpointClassOf } from "../Tenants/EndpointClass.js"
 import { KeyRing } from "../Tenants/KeyRing.js"
 import type { EndpointClass, Limits } from "../Tenants/Limits.js"
-import { Quotas } from "../Tenants/Quotas.js"
+import { type QuotaExceeded, Quotas } from "../Tenants/Quotas.js"
 import { AdminAuthorization, Authorization, type CallerShape, Unauthorized } from "./Api.js"
 import { ClientAddress } from "./ClientAddress.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -33,12 +33,12 @@ export const identify = (token: string): Effect.Effect<CallerShape, Unauthorized
   })
 
 /** A key sent without its scheme (`Authorization: <key>`) is told so, instead of being called invalid. */
-const wrongScheme = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-  const header = request.headers.authorization?.trim() ?? ""
+const wrongScheme = (authorization: string | undefined) => {
+  const header = authorization?.trim() ?? ""
   return header !== "" && !/^bearer\s/i.test(header)
     ? Effect.fail(unauthorized("Unauthorized: send the key as `Authorization: Bearer <key>`"))
     : Effect.void
-})
+}
 
 /** What the keyless tier serves: one page or one query at a time, never a job. */
 const KEYLESS_CLASSES: ReadonlySet<EndpointClass> = new Set(["scrape", "search", "parse"])
@@ -59,30 +59,60 @@ const keylessCaller = (limits: Limits) =>
     }),
   )
 
+/** What authorizing a request needs of it. */
+export interface AuthorizedRequest {
+  readonly method: string
+  readonly pathname: string
+  /** The `Authorization` header as sent. */
+  readonly authorization: string | undefined
+}
+
+export interface Authorize {
+  /** The caller of `request` with the bearer `token` it sent, admitted by its limits; else why not. */
+  readonly authorize: (
+    request: AuthorizedRequest,
+    token: string,
+  ) => Effect.Effect<CallerShape, Unauthorized | QuotaExceeded>
+}
+
+/** The one check of every protected route: the API's middleware and the hot read routes (`HotRoutes.ts`) use it. */
+export const makeAuthorize: Effect.Effect<Authorize, never, KeyRing | Quotas | ServerConfig> = Effect.gen(function* () {
+  const keys = yield* KeyRing
+  const quotas = yield* Quotas
+  const { keyless } = yield* ServerConfig
+  return {
+    // An open server ignores whatever authorization a caller sends.
+    authorize: (request, token) =>
+      Effect.gen(function* () {
+        if (!keys.open) yield* wrongScheme(request.authorization)
+        const endpoint = endpointClassOf(request.method, request.pathname)
+        const caller =
+          Option.isSome(keyless) && token.trim() === "" && !keys.open && KEYLESS_CLASSES.has(endpoint)
+            ? yield* keylessCaller(keyless.value)
+            : yield* identify(token).pipe(Effect.provideService(KeyRing, keys))
+        yield* quotas
+          .admit(caller.owner, keys.limitsOf(caller.key), endpoint, Date.now())
+          .pipe(Effect.catchTag("StoreError", Effect.die))
+        return caller
+      }),
+  }
+})
+
 export const layer: Layer.Layer<Authorization, never, KeyRing | Quotas | ServerConfig> = Layer.effect(
   Authorization,
-  Effect.gen(function* () {
-    const keys = yield* KeyRing
-    const quotas = yield* Quotas
-    const { keyless } = yield* ServerConfig
-    return {
-      // An open server ignores whatever authorization a caller sends.
-      bearer: (token) =>
-        Effect.gen(function* () {
-          if (!keys.open) yield* wrongScheme
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const endpoint = endpointClassOf(request.method, new URL(request.url, "http://localhost").pathname)
-          const caller =
-            Option.isSome(keyless) && Redacted.value(token).trim() === "" && !keys.open && KEYLESS_CLASSES.has(endpoint)
-              ? yield* keylessCaller(keyless.value)
-              : yield* identify(Redacted.value(token)).pipe(Effect.provideService(KeyRing, keys))
-          yield* quotas
-            .admit(caller.owner, keys.limitsOf(caller.key), endpoint, Date.now())
-            .pipe(Effect.catchTag("StoreError", Effect.die))
-          return caller
-        }),
-    }
-  }),
+  Effect.map(makeAuthorize, ({ authorize }) => ({
+    bearer: (token) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        authorize(
+          {
+            method: request.method,
+            pathname: new URL(request.url, "http://localhost").pathname,
+            authorization: request.headers.authorization,
+          },
+          Redacted.value(token),
+        ),
+      ),
+  })),
 )
 
 /** The key-management routes: only the admin key passes (nobody, when `WEBDATA_ADMIN_KEY` is not set). */

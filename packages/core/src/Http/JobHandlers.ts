@@ -67,23 +67,35 @@ const activeEntry = (job: Job) => {
   }
 }
 
+/**
+ * The status answer of job `id` of the caller (`Caller` in context): a page of its documents, with the absolute URL
+ * of the next (`base` is this API's public URL, read only when there is a next page).
+ */
+export const jobStatus = (kind: JobKind, id: string, base: () => string, skip = 0, limit?: number) =>
+  respond(
+    Effect.gen(function* () {
+      const control = yield* JobControl
+      const owner = yield* callerOwner
+      const page = yield* control.status(kind, yield* checkJobId(id), owner, {
+        skip: Math.max(0, Math.trunc(skip)),
+        ...(limit !== undefined ? { limit } : {}),
+      })
+      const next =
+        page.nextSkip === undefined
+          ? undefined
+          : `${base()}${pathOf(kind)}/${id}?skip=${page.nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
+      return statusBody(page, next)
+    }),
+  )
+
 const jobHandlers = (kind: JobKind) =>
   Effect.gen(function* () {
     const control = yield* JobControl
-    const status = (request: HttpServerRequest.HttpServerRequest, id: string, skip = 0, limit?: number) =>
-      respond(
-        Effect.gen(function* () {
-          const owner = yield* callerOwner
-          const page = yield* control.status(kind, yield* checkJobId(id), owner, {
-            skip: Math.max(0, Math.trunc(skip)),
-            ...(limit !== undefined ? { limit } : {}),
-          })
-          const next =
-            page.nextSkip === undefined
-              ? undefined
-              : `${publicBase(request)}${pathOf(kind)}/${id}?skip=${page.nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
-          return statusBody(page, next)
-        }),
+    const status = (request: HttpServerRequest.HttpServerRequest, id: string, skip?: number, limit?: number) =>
+      Effect.provideService(
+        jobStatus(kind, id, () => publicBase(request), skip, limit),
+        JobControl,
+        control,
       )
     const cancel = (id: string) =>
       respond(

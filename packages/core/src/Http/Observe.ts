@@ -55,32 +55,49 @@ const requestMetricsOf = (route: string, method: string, statusClass: string) =>
 
 const outcomeOf = (status: number) => (status < 400 ? "ok" : status < 500 ? "rejected" : "failed")
 
-export const observe = (app: HttpApp.Default): HttpApp.Default =>
+/** What observing a request needs of it. */
+export interface ObservedRequest {
+  readonly method: string
+  readonly pathname: string
+  /** The caller's `x-request-id`, if any. */
+  readonly requestId: string | undefined
+  readonly authorization: string | undefined
+}
+
+/**
+ * Runs `respond` as the request `request`: its id in the response and the log annotations, its metrics, its log line.
+ * Shared by the API's middleware and the hot read routes (`HotRoutes.ts`).
+ */
+export const observed = <E, R>(
+  request: ObservedRequest,
+  respond: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
   Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
     const started = performance.now()
-    const offered = request.headers[REQUEST_ID_HEADER]
+    const offered = request.requestId
     const requestId = offered !== undefined && USABLE_ID.test(offered) ? offered : uuidv7()
-    const pathname = pathOf(request)
+    const { pathname } = request
     const route = templateOf(pathname) ?? "unmatched"
     const fields: RequestLog.RequestFields = {}
-    const exit = yield* app.pipe(
+    const exit = yield* respond.pipe(
       RequestLog.withRecord(fields),
       Effect.annotateLogs("requestId", requestId),
       Effect.exit,
     )
+    const answered = Exit.map(exit, (response) => HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId))
     const status = Exit.isSuccess(exit) ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
     const seconds = (performance.now() - started) / 1000
     const method = METHODS.has(request.method) ? request.method : "other"
     const metrics = requestMetricsOf(route, method, `${Math.floor(status / 100)}xx`)
     yield* Metric.increment(metrics.count)
     yield* Metric.update(metrics.latency, seconds)
+    const level =
+      status >= 500 ? LogLevel.Error : PROBES.has(route) ? LogLevel.Debug : yield* FiberRef.get(requestLogLevel)
+    // Most requests' lines are below the level written (debug, in the pretty format): nothing to prepare for them.
+    if (LogLevel.lessThan(level, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) return yield* answered
     const jobId = fields.jobId ?? jobIdOf(route, pathname)
-    const key = keyHash(request.headers.authorization)
-    yield* Effect.logWithLevel(
-      status >= 500 ? LogLevel.Error : PROBES.has(route) ? LogLevel.Debug : yield* FiberRef.get(requestLogLevel),
-      `${method} ${route} ${status}`,
-    ).pipe(
+    const key = keyHash(request.authorization)
+    yield* Effect.logWithLevel(level, `${method} ${route} ${status}`).pipe(
       Effect.annotateLogs({
         requestId,
         method,
@@ -93,9 +110,21 @@ export const observe = (app: HttpApp.Default): HttpApp.Default =>
         ...(fields.host !== undefined ? { host: fields.host } : {}),
       }),
     )
-    if (Exit.isFailure(exit)) return yield* exit
-    return HttpServerResponse.setHeader(exit.value, REQUEST_ID_HEADER, requestId)
+    return yield* answered
   })
+
+export const observe = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    observed(
+      {
+        method: request.method,
+        pathname: pathOf(request),
+        requestId: request.headers[REQUEST_ID_HEADER],
+        authorization: request.headers.authorization,
+      },
+      app,
+    ),
+  )
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
 

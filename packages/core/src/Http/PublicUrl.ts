@@ -26,16 +26,24 @@ const plainHost = (value: string | undefined): string | undefined => {
  * `proto://host[/prefix]` without a trailing slash. The host adapter decides which forwarding headers to pass on
  * (the Express adapter only those of trusted proxies); the values are checked here either way.
  */
-export const publicBase = (request: HttpServerRequest.HttpServerRequest): string => {
-  const source = request.source instanceof Request ? new URL(request.source.url) : undefined
-  const headers = request.headers
+export const publicBase = (request: HttpServerRequest.HttpServerRequest): string =>
+  publicBaseOf(request.headers, request.source instanceof Request ? request.source.url : undefined)
+
+/** `publicBase` of a request known by its headers and the URL it came in on. */
+export const publicBaseOf = (
+  headers: Readonly<Record<string, string | undefined>>,
+  url: string | undefined,
+): string => {
+  const source = url !== undefined ? new URL(url) : undefined
   const proto = webScheme(first(headers["x-forwarded-proto"])) ?? source?.protocol.replace(/:$/, "") ?? "http"
   const host = plainHost(first(headers["x-forwarded-host"])) ?? headers.host ?? source?.host ?? "localhost"
-  return `${proto}://${host}${publicPrefix(request)}`
+  return `${proto}://${host}${prefixOf(headers)}`
 }
 
 /** The mount path the API is served under (`/firecrawl`), or "" at the root; only plain path segments count. */
-export const publicPrefix = (request: HttpServerRequest.HttpServerRequest): string => {
-  const prefix = (first(request.headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")
+export const publicPrefix = (request: HttpServerRequest.HttpServerRequest): string => prefixOf(request.headers)
+
+const prefixOf = (headers: Readonly<Record<string, string | undefined>>): string => {
+  const prefix = (first(headers["x-forwarded-prefix"]) ?? "").replace(/\/+$/, "")
   return /^(\/[A-Za-z0-9._~-]+)*$/.test(prefix) ? prefix : ""
 }

@@ -5,7 +5,6 @@
  */
 import {
   HttpApiBuilder,
-  HttpApiError,
   type HttpApp,
   HttpServer,
   HttpServerError,
@@ -13,7 +12,6 @@ import {
   HttpServerResponse,
 } from "@effect/platform"
 import { Cause, Context, Effect, Layer, ManagedRuntime, Option, Runtime, Stream } from "effect"
-import { parameterError } from "../Domain/Decode.js"
 import type { EngineServices } from "../Engine.js"
 import type { LiveFrame, LiveInput } from "../Engines/Browser.js"
 import { InteractSessions } from "../Interact/InteractSessions.js"
@@ -21,14 +19,14 @@ import { intranetPolicy } from "../Net/UrlGuard.js"
 import * as Logging from "../Process/Logging.js"
 import * as KeyRing from "../Tenants/KeyRing.js"
 import * as Quotas from "../Tenants/Quotas.js"
-import { QuotaExceeded, quotaStatus } from "../Tenants/Quotas.js"
 import * as Registration from "../Tenants/Registration.js"
-import { Unauthorized, WebdataApi } from "./Api.js"
+import { WebdataApi } from "./Api.js"
 import * as Auth from "./Auth.js"
 import { ClientAddress } from "./ClientAddress.js"
 import { type WatchEvent, type WatchedKind, watch } from "./CrawlWatch.js"
-import { defectResponse, errorResponse } from "./ErrorResponse.js"
+import { failureResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
+import * as HotRoutes from "./HotRoutes.js"
 import { observe, tracing } from "./Observe.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { allowedMethods } from "./Routes.js"
@@ -42,6 +40,14 @@ export interface RequestOrigin {
 
 export interface WebHandler {
   readonly handler: (request: Request, origin?: RequestOrigin) => Promise<Response>
+  /**
+   * The hottest requests (status polls) from their plain data, without a web `Request` (see `HotRoutes.ts`): the
+   * same answer as `handler`'s, or undefined for any other request, which the host then gives to `handler`.
+   */
+  readonly handlePlain: (
+    request: HotRoutes.PlainRequest,
+    origin?: RequestOrigin,
+  ) => Promise<HotRoutes.PlainResponse> | undefined
   /**
    * The events of the WebSocket `/v2/crawl/{id}` (kind `crawl`) or `/v2/batch/scrape/{id}` (kind `batch`) for the key
    * the client offered (see `CrawlWatch.offeredToken`): messages to send, then one close. Stop iterating (`return()`)
@@ -90,38 +96,17 @@ const noRoute = (request: HttpServerRequest.HttpServerRequest): HttpServerRespon
       )
 }
 
-/** 429 (or 402 for credits) in Firecrawl's envelope, with `Retry-After` when waiting helps. */
-const quotaResponse = (refusal: QuotaExceeded): HttpServerResponse.HttpServerResponse => {
-  const [status, code] = quotaStatus[refusal.reason]
-  return HttpServerResponse.unsafeJson(
-    { success: false, code, error: refusal.message },
-    { status, headers: refusal.retryAfter === undefined ? {} : { "retry-after": String(refusal.retryAfter) } },
-  )
-}
-
 /** Unknown routes and auth failures answer the JSON envelope; any defect becomes a logged 500 with an error id. */
 const envelope = (app: HttpApp.Default): HttpApp.Default =>
   Effect.catchAllCause(app, (cause) => {
     const failure = Cause.failureOption(cause as Cause.Cause<unknown>)
     if (Option.isSome(failure) && failure.value instanceof HttpServerError.RouteNotFound)
       return Effect.succeed(noRoute(failure.value.request))
-    if (Option.isSome(failure) && failure.value instanceof Unauthorized) {
-      const { success, code, error } = failure.value
-      return Effect.succeed(HttpServerResponse.unsafeJson({ success, code, error }, { status: 401 }))
-    }
-    if (Option.isSome(failure) && failure.value instanceof QuotaExceeded)
-      return Effect.succeed(quotaResponse(failure.value))
-    // Path and query parameters are decoded by the contract (`?limit=abc`): the caller's mistake, not a defect.
-    if (Option.isSome(failure) && failure.value instanceof HttpApiError.HttpApiDecodeError)
-      return Effect.succeed(errorResponse(parameterError(failure.value.issues)))
-    // The client went away (the request's signal aborted): normal, and nobody is left to answer.
-    if (Cause.isInterruptedOnly(cause))
-      return Effect.as(
-        Effect.logDebug("Request interrupted: the client went away"),
-        HttpServerResponse.empty({ status: 499 }),
-      )
-    return defectResponse(cause)
+    return failureResponse(cause)
   })
+
+/** Response headers a browser client on another origin may read: a request's id and when to retry after a 429. */
+const EXPOSED_HEADERS = ["x-request-id", "retry-after"]
 
 /** The API's layer: contract, handlers and auth, over the engine services and the server settings. */
 export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(
@@ -139,32 +124,49 @@ const tenancy = Layer.merge(Registration.layer, Quotas.layer).pipe(Layer.provide
 export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConfig>): WebHandler => {
   const runtime = ManagedRuntime.make(tenancy.pipe(Layer.provideMerge(services)))
   const context = Effect.map(runtime.runtimeEffect, (built) => built.context)
+  // The HTTP fibers get the engine's context, not its fiber settings: the logger, the intranet policy and the tracer
+  // (an OpenTelemetry one when the host set it up under the engine) again.
+  const fiberSettings = Layer.mergeAll(
+    Logging.layer,
+    intranetPolicy.pipe(Layer.provide(Layer.effectContext(context))),
+    Layer.unwrapEffect(
+      Effect.map(runtime.runtimeEffect, (built) => Layer.setTracer(Runtime.runSync(built)(Effect.tracer))),
+    ),
+  )
   const web = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(
       apiLayer,
       HttpServer.layerContext,
-      // Browser clients on another origin may read a request's id and when to retry after a 429.
-      HttpApiBuilder.middlewareCors({ exposedHeaders: ["x-request-id", "retry-after"] }),
+      HttpApiBuilder.middlewareCors({ exposedHeaders: EXPOSED_HEADERS }),
       // Inside the API app, so that it sees unknown routes and defects before they become empty responses; each
       // request is counted and logged with the response the envelope made.
       HttpApiBuilder.middleware((app) => observe(envelope(app))),
       tracing,
-    ).pipe(
-      Layer.provide(Layer.effectContext(context)),
-      // The HTTP fibers get the engine's context, not its fiber settings: the logger, the intranet policy and the
-      // tracer (an OpenTelemetry one when the host set it up under the engine) again.
-      Layer.provide(
-        Layer.mergeAll(
-          Logging.layer,
-          intranetPolicy.pipe(Layer.provide(Layer.effectContext(context))),
-          Layer.unwrapEffect(
-            Effect.map(runtime.runtimeEffect, (built) => Layer.setTracer(Runtime.runSync(built)(Effect.tracer))),
-          ),
-        ),
-      ),
-    ),
+    ).pipe(Layer.provide(Layer.effectContext(context)), Layer.provide(fiberSettings)),
   )
+  const hotRuntime = ManagedRuntime.make(fiberSettings.pipe(Layer.provideMerge(Layer.effectContext(context))))
+  let answerHot: HotRoutes.AnswerHot | undefined
+  let building: Promise<void> | undefined
+  // Once the services are built; a failed build leaves every request to the API's path, which reports the failure.
+  const buildHot = () => {
+    building ??= hotRuntime.runPromise(HotRoutes.make({ exposedHeaders: EXPOSED_HEADERS })).then(
+      (made) => {
+        answerHot = made
+      },
+      () => undefined,
+    )
+    return building
+  }
+  const handlePlain = (request: HotRoutes.PlainRequest, origin?: RequestOrigin) => {
+    if (answerHot === undefined) {
+      void buildHot()
+      return undefined
+    }
+    const answer = answerHot(request, origin?.clientAddress)
+    return answer === undefined ? undefined : hotRuntime.runPromise(answer)
+  }
   return {
+    handlePlain,
     handler: (request, origin) =>
       origin?.clientAddress === undefined
         ? web.handler(request)
@@ -193,8 +195,10 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
     },
     ready: async () => {
       await runtime.runtime()
+      await buildHot()
     },
     dispose: async () => {
+      await hotRuntime.dispose()
       await web.dispose()
       await runtime.dispose()
     },

@@ -323,3 +323,17 @@ export const problems = (env: Readonly<Record<string, string | undefined>>): Rea
 /** `WEBDATA_*` variables in `env` that no setting has: most likely misspelt. */
 export const unknownNames = (env: Readonly<Record<string, string | undefined>>): ReadonlyArray<string> =>
   Object.keys(env).filter((name) => name.startsWith("WEBDATA_") && !byName.has(name))
+
+/** What a host says about `env` before it starts, one line each: any `errors` stop it, `warnings` do not. */
+export interface Report {
+  readonly errors: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** The problems of `env`, and its `WEBDATA_` names that are no setting (reported, and ignored). */
+export const report = (env: Readonly<Record<string, string | undefined>>): Report => ({
+  errors: problems(env).map((problem) => problem.message),
+  warnings: unknownNames(env).map(
+    (name) => `${name} is not a setting (ignored); the settings are in docs/configuration.md`,
+  ),
+})

@@ -158,3 +158,13 @@ describe("Settings.problems", () => {
     ])
   })
 })
+
+describe("Settings.report", () => {
+  it("has a line for each problem, and a warning for each unknown WEBDATA_ name", () => {
+    expect(Settings.report({ PORT: "-1", WEBDATA_STOER: "memory:", WEBDATA_STORE: "memory:" })).toEqual({
+      errors: ['PORT="-1": must be a port, 0 to 65535'],
+      warnings: ["WEBDATA_STOER is not a setting (ignored); the settings are in docs/configuration.md"],
+    })
+    expect(Settings.report({ WEBDATA_STORE: "memory:" })).toEqual({ errors: [], warnings: [] })
+  })
+})
