@@ -56,10 +56,24 @@ export interface CheckPagesPage {
 export class Monitor extends Context.Tag("@webdata/core/Monitor")<
   Monitor,
   {
-    readonly create: (input: unknown, owner: Owner) => Effect.Effect<MonitorView, RequestError | StoreError>
+    /**
+     * `mayIgnoreRobots`: the caller's key has the `ignoreRobotsTxt` flag, as for a crawl; decided now, the checks crawl
+     * with the options stored.
+     */
+    readonly create: (
+      input: unknown,
+      owner: Owner,
+      mayIgnoreRobots?: boolean,
+    ) => Effect.Effect<MonitorView, RequestError | StoreError>
     readonly list: (owner: Owner, page?: ListPage) => Effect.Effect<ReadonlyArray<MonitorView>, StoreError>
     readonly get: (id: string, owner: Owner) => Effect.Effect<MonitorView, RequestError | StoreError>
-    readonly update: (id: string, input: unknown, owner: Owner) => Effect.Effect<MonitorView, RequestError | StoreError>
+    /** `mayIgnoreRobots`: as for `create`, for the targets the update sets. */
+    readonly update: (
+      id: string,
+      input: unknown,
+      owner: Owner,
+      mayIgnoreRobots?: boolean,
+    ) => Effect.Effect<MonitorView, RequestError | StoreError>
     /** Deletes the monitor with its checks; a running check is cancelled. */
     readonly delete: (id: string, owner: Owner) => Effect.Effect<void, RequestError | StoreError>
     /** Starts a check now; 409 while one runs. */
@@ -110,7 +124,7 @@ export const make = Effect.gen(function* () {
   }
 
   /** The targets as stored: each with an id (unique within the monitor) and what this engine can scrape. */
-  const targetsOf = (targets: ReadonlyArray<MonitorTarget>) =>
+  const targetsOf = (targets: ReadonlyArray<MonitorTarget>, mayIgnoreRobots: boolean) =>
     Effect.gen(function* () {
       const ids = new Set<string>()
       const withIds: Array<MonitorTarget> = []
@@ -118,7 +132,8 @@ export const make = Effect.gen(function* () {
         const id = target.id ?? newId()
         if (ids.has(id)) return yield* invalid(`Two targets have the id ${id}`)
         ids.add(id)
-        if (target.type === "crawl") yield* checkIgnoreRobots(config, target.crawlOptions?.ignoreRobotsTxt === true)
+        if (target.type === "crawl")
+          yield* checkIgnoreRobots(config, target.crawlOptions?.ignoreRobotsTxt === true, mayIgnoreRobots)
         if (target.type !== "search" && target.scrapeOptions !== undefined) {
           const problem = unsupportedOption(target.scrapeOptions, engines)
           if (problem !== undefined) return yield* problem
@@ -154,7 +169,7 @@ export const make = Effect.gen(function* () {
 
   const view = ({ record, state }: MonitorRecord) => monitorView(record, state)
 
-  const create = Effect.fn("Monitor.create")(function* (input: unknown, owner: Owner) {
+  const create = Effect.fn("Monitor.create")(function* (input: unknown, owner: Owner, mayIgnoreRobots = false) {
     const request = yield* decodeCreate(input)
     yield* queue.admit
     const schedule = yield* scheduleOf(request.schedule)
@@ -163,7 +178,7 @@ export const make = Effect.gen(function* () {
     const state: MonitorState = {
       name: request.name,
       schedule,
-      targets: yield* targetsOf(request.targets),
+      targets: yield* targetsOf(request.targets, mayIgnoreRobots),
       ...(request.webhook !== undefined ? { webhook: request.webhook } : {}),
       ...(request.notification !== undefined ? { notification: request.notification } : {}),
       retentionDays: request.retentionDays ?? DEFAULT_RETENTION_DAYS,
@@ -196,11 +211,16 @@ export const make = Effect.gen(function* () {
     return view(yield* owned(id, owner))
   })
 
-  const update = Effect.fn("Monitor.update")(function* (id: string, input: unknown, owner: Owner) {
+  const update = Effect.fn("Monitor.update")(function* (
+    id: string,
+    input: unknown,
+    owner: Owner,
+    mayIgnoreRobots = false,
+  ) {
     const request = yield* decodeUpdate(input)
     const current = yield* owned(id, owner)
     const schedule = request.schedule !== undefined ? yield* scheduleOf(request.schedule) : undefined
-    const targets = request.targets !== undefined ? yield* targetsOf(request.targets) : undefined
+    const targets = request.targets !== undefined ? yield* targetsOf(request.targets, mayIgnoreRobots) : undefined
     const now = yield* Clock.currentTimeMillis
     const change = (state: MonitorState): MonitorState => {
       const { webhook: _webhook, judgeRules: _rules, notification: _notification, ...rest } = state

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto"
 import { StoreError } from "@webdata/core/jobs"
 import { Effect } from "effect"
-import type { Redis } from "ioredis"
+import { type Redis, ReplyError } from "ioredis"
 
 export interface Script {
   readonly name: string
@@ -31,11 +31,13 @@ export const asList = (reply: Reply): ReadonlyArray<Reply> => (Array.isArray(rep
 
 /**
  * Whether a failure is Redis answering with an error (a script error, a wrong type) rather than Redis out of reach.
- * The error classes come from redis-errors through ioredis, so they are told apart by name.
+ * By class, not by `name`: redis-errors names its errors after their constructor, which a minifying bundler renames
+ * (the Lambda bundle), and then a NOSCRIPT reply would go unrecognised and fail every script on a fresh server.
  */
-const isReplyError = (error: unknown): boolean => error instanceof Error && error.name === "ReplyError"
+const isReplyError = (error: unknown): boolean => error instanceof (ReplyError as typeof Error)
 
-const isNoScript = (error: unknown): boolean => isReplyError(error) && String(error).includes("NOSCRIPT")
+export const isNoScript = (error: unknown): boolean =>
+  isReplyError(error) && (error as Error).message.startsWith("NOSCRIPT")
 
 export const toStoreError =
   (what: string) =>

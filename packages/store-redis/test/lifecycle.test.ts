@@ -5,6 +5,7 @@ import { Effect, Option } from "effect"
 import { newJob, task, tasks } from "../../core/test/jobs/conformance.js"
 import { RedisJobStore } from "../src/index.js"
 import { layout } from "../src/Keys.js"
+import { isNoScript } from "../src/Script.js"
 import { EXPIRY_GRACE_MS } from "../src/scripts/prelude.js"
 import { cleanUp, keysOf, openStore, uniquePrefix, withRedis } from "./support/redis.js"
 
@@ -37,6 +38,30 @@ describe("Redis store lifecycle", () => {
       expect(error.message).not.toContain("s3cret")
     }),
   )
+
+  it.scopedLive("runs its scripts again after Redis forgot them (a restart, SCRIPT FLUSH)", () =>
+    Effect.gen(function* () {
+      const prefix = uniquePrefix()
+      yield* cleanUp(prefix)
+      const now = Date.now()
+      const store = yield* openStore(prefix)
+      const job = yield* store.createJob(newJob({ createdAt: now, expiresAt: now + HOUR }), tasks(1))
+      // Every client of this Redis then finds its scripts gone, and sends them again.
+      yield* withRedis((redis) => redis.script("FLUSH"))
+      const [leased] = yield* store.leaseTasks({ worker: "w1", now, leaseMs: 60_000, max: 1 })
+      expect(leased?.jobId).toBe(job.id)
+    }),
+  )
+
+  // A minifying bundler (the Lambda bundle) renames redis-errors' classes, and their `name` with them: a NOSCRIPT
+  // reply must be recognised by its class.
+  it("tells a NOSCRIPT reply by its class, whatever the class is called", async () => {
+    const { ReplyError } = await import("ioredis")
+    const Renamed = class Ngt extends (ReplyError as typeof Error) {}
+    expect(new Renamed("NOSCRIPT No matching script. Please use EVAL.").name).toBe("Ngt")
+    expect(isNoScript(new Renamed("NOSCRIPT No matching script. Please use EVAL."))).toBe(true)
+    expect(isNoScript(new Error("NOSCRIPT No matching script."))).toBe(false)
+  })
 
   it.scopedLive("keeps everything when its connections close and others open", () =>
     Effect.gen(function* () {

@@ -905,6 +905,7 @@ const registrationGroup = HttpApiGroup.make("registration").add(
     .addError(errorBody(400, "No assertion"))
     .addError(errorBody(401, "The assertion is not a JWT of a trusted issuer, or does not verify"))
     .addError(errorBody(404, "Registration is off (no WEBDATA_KEY_ISSUERS)"))
+    .addError(errorBody(429, "Too many registrations from the client address; `Retry-After` says when to try again"))
     .annotate(OpenApi.Summary, "Get a key with a signed identity assertion (a JWT of a trusted issuer)"),
 )
 

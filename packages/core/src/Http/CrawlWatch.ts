@@ -88,7 +88,7 @@ export const watch = (
       yield* checkJobId(id)
       const { owner } = yield* identify(token ?? "")
       const { job, documents } = yield* catchUp(kind, id, owner)
-      const catchup = Stream.make(message({ type: "catchup", data: statusBody({ job, documents }, undefined) }))
+      const catchup = Stream.make(message({ type: "catchup", data: statusBody(job, documents, undefined) }))
       if (isTerminal(job)) return Stream.concat(catchup, Stream.make(done))
       const following = control
         .documents(id, documents.length)

@@ -35,7 +35,7 @@ export const defectResponse = (cause: Cause.Cause<unknown>): Effect.Effect<HttpS
 }
 
 /** 429 (or 402 for credits) in Firecrawl's envelope, with `Retry-After` when waiting helps. */
-const quotaResponse = (refusal: QuotaExceeded): HttpServerResponse.HttpServerResponse => {
+export const quotaResponse = (refusal: QuotaExceeded): HttpServerResponse.HttpServerResponse => {
   const [status, code] = quotaStatus[refusal.reason]
   return HttpServerResponse.unsafeJson(
     { success: false, code, error: refusal.message },

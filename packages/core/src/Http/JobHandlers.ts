@@ -8,6 +8,7 @@ import { BatchScrape } from "../BatchScrape.js"
 import { Crawl } from "../Crawl.js"
 import { ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { decodeStrict } from "../Domain/Decode.js"
+import type { Document } from "../Domain/Document.js"
 import { RequestError } from "../Errors.js"
 import { JobControl, reportedTotal, type StatusPage } from "../Jobs/JobControl.js"
 import type { Job, JobKind } from "../Jobs/JobStore.js"
@@ -33,27 +34,42 @@ export const checkJobId = (id: string): Effect.Effect<string, RequestError> =>
 /** The owner of the request's API key (every job and session is visible to its owner only). */
 export const callerOwner = Effect.map(Caller, (caller) => caller.owner)
 
+/** Whether the request's key may set `ignoreRobotsTxt` where the server does not allow it to everyone. */
+export const callerMayIgnoreRobots = Effect.map(
+  Caller,
+  (caller) => caller.key?.flags.includes("ignoreRobotsTxt") === true,
+)
+
 const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2/batch/scrape")
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-/** The status answer of a job (also the WebSocket watcher's `catchup`). */
-export const statusBody = (page: StatusPage, next: string | undefined) => {
-  const { job } = page
-  return {
-    success: true as const,
-    status: job.status,
-    completed: job.completed,
-    total: reportedTotal(job),
-    creditsUsed: job.completed,
-    expiresAt: iso(job.expiresAt),
-    createdAt: iso(job.createdAt),
-    ...(job.completedAt !== undefined ? { completedAt: iso(job.completedAt) } : {}),
-    duration: ((job.completedAt ?? Date.now()) - job.createdAt) / 1000,
-    ...(next !== undefined ? { next } : {}),
-    data: page.documents,
-  }
-}
+/** The status answer of a job but its documents. */
+const statusHead = (job: Job, next: string | undefined) => ({
+  success: true as const,
+  status: job.status,
+  completed: job.completed,
+  total: reportedTotal(job),
+  creditsUsed: job.completed,
+  expiresAt: iso(job.expiresAt),
+  createdAt: iso(job.createdAt),
+  ...(job.completedAt !== undefined ? { completedAt: iso(job.completedAt) } : {}),
+  duration: ((job.completedAt ?? Date.now()) - job.createdAt) / 1000,
+  ...(next !== undefined ? { next } : {}),
+})
+
+/** The status answer of a job with `documents` (the WebSocket watcher's `catchup`). */
+export const statusBody = (job: Job, documents: ReadonlyArray<Document>, next: string | undefined) => ({
+  ...statusHead(job, next),
+  data: documents,
+})
+
+/**
+ * The status answer of a page as JSON, its documents' texts put in as they are: a page of large documents is not
+ * parsed and serialised again (what `statusBody` would give, as text).
+ */
+const statusJson = (page: StatusPage, next: string | undefined): string =>
+  `${JSON.stringify(statusHead(page.job, next)).slice(0, -1)},"data":[${page.texts.join(",")}]}`
 
 /** The crawler options of a running crawl as `/v2/crawl/active` lists them. */
 const activeEntry = (job: Job) => {
@@ -84,7 +100,7 @@ export const jobStatus = (kind: JobKind, id: string, base: () => string, skip = 
         page.nextSkip === undefined
           ? undefined
           : `${base()}${pathOf(kind)}/${id}?skip=${page.nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
-      return statusBody(page, next)
+      return HttpServerResponse.text(statusJson(page, next), { contentType: "application/json" })
     }),
   )
 
@@ -145,11 +161,10 @@ export const CrawlHandlers = HttpApiBuilder.group(WebdataApi, "crawl", (handlers
       .handleRaw("crawl", ({ request }) =>
         respond(
           Effect.gen(function* () {
-            const { owner, key } = yield* Caller
             const started = yield* crawl.start(
               yield* readJsonBody(request),
-              owner,
-              key?.flags.includes("ignoreRobotsTxt") === true,
+              yield* callerOwner,
+              yield* callerMayIgnoreRobots,
             )
             return {
               success: true as const,

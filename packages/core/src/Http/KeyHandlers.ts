@@ -9,6 +9,8 @@ import { KeyRing } from "../Tenants/KeyRing.js"
 import { Registration } from "../Tenants/Registration.js"
 import { WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
+import { ClientAddress } from "./ClientAddress.js"
+import { quotaResponse } from "./ErrorResponse.js"
 import { respond } from "./Respond.js"
 
 const decodeNewKey = decodeStrict(
@@ -54,9 +56,9 @@ export const RegistrationHandlers = HttpApiBuilder.group(WebdataApi, "registrati
       respond(
         Effect.gen(function* () {
           const { assertion } = yield* decodeRegistration(yield* readJsonBody(request))
-          const { key, view } = yield* registration.register(assertion)
+          const { key, view } = yield* registration.register(assertion, yield* Effect.serviceOption(ClientAddress))
           return { success: true as const, key, data: view }
-        }),
+        }).pipe(Effect.catchTag("QuotaExceeded", (refusal) => Effect.succeed(quotaResponse(refusal)))),
       ),
     ),
   ),

@@ -6,7 +6,7 @@ import { CHECK_STATUSES, PAGE_STATUSES } from "../Monitor/Records.js"
 import { Monitor } from "../Monitor.js"
 import { WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
-import { callerOwner } from "./JobHandlers.js"
+import { callerMayIgnoreRobots, callerOwner } from "./JobHandlers.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
@@ -28,7 +28,11 @@ export const MonitorHandlers = HttpApiBuilder.group(WebdataApi, "monitor", (hand
       .handleRaw("monitorCreate", ({ request }) =>
         respond(
           Effect.gen(function* () {
-            const data = yield* monitors.create(yield* readJsonBody(request), yield* callerOwner)
+            const data = yield* monitors.create(
+              yield* readJsonBody(request),
+              yield* callerOwner,
+              yield* callerMayIgnoreRobots,
+            )
             return { success: true as const, data }
           }),
         ),
@@ -58,7 +62,12 @@ export const MonitorHandlers = HttpApiBuilder.group(WebdataApi, "monitor", (hand
       .handleRaw("monitorUpdate", ({ path, request }) =>
         respond(
           Effect.gen(function* () {
-            const data = yield* monitors.update(path.id, yield* readJsonBody(request), yield* callerOwner)
+            const data = yield* monitors.update(
+              path.id,
+              yield* readJsonBody(request),
+              yield* callerOwner,
+              yield* callerMayIgnoreRobots,
+            )
             return { success: true as const, data }
           }),
         ),

@@ -18,6 +18,8 @@ const WATCH_POLL_MS = 250
 export interface StatusPage {
   readonly job: Job
   readonly documents: ReadonlyArray<Document>
+  /** Each document's JSON text, in the same order: what the status answer sends, serialised once or not at all. */
+  readonly texts: ReadonlyArray<string>
   /** Where the next page starts, while the job runs or more documents remain. */
   readonly nextSkip?: number
 }
@@ -88,18 +90,21 @@ export const make = Effect.gen(function* () {
     const limit = Math.max(1, Math.min(page.limit ?? DEFAULT_PAGE_SIZE, 1000))
     const stored = yield* store.documents(id, { skip: page.skip, limit })
     const documents: Array<Document> = []
+    const texts: Array<string> = []
     let bytes = 0
     for (const entry of stored) {
-      bytes += JSON.stringify(entry.document).length
+      const text = entry.json ?? JSON.stringify(entry.document)
+      bytes += text.length
       if (documents.length > 0 && bytes > config.statusPageBytes) break
       documents.push(entry.document as Document)
+      texts.push(text)
     }
     const last = documents.length > 0 ? (stored[documents.length - 1]?.seq ?? page.skip) : page.skip - 1
     const nextSkip = Math.max(page.skip, last + 1)
     // Zero data retention: what was delivered is deleted at once.
     if (job.zeroDataRetention && documents.length > 0) yield* store.deleteDocuments(id, nextSkip)
     const more = !isTerminal(job) || nextSkip < job.completed
-    return { job, documents, ...(more ? { nextSkip } : {}) } satisfies StatusPage
+    return { job, documents, texts, ...(more ? { nextSkip } : {}) } satisfies StatusPage
   })
 
   const cancel = Effect.fn("JobControl.cancel")(function* (kind: JobKind, id: string, owner: Owner) {

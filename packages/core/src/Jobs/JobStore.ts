@@ -135,6 +135,11 @@ export interface StoredDocument {
   /** The task's URL. */
   readonly url: string
   readonly document: unknown
+  /**
+   * The document's JSON text as the store keeps it, when it keeps one (the SQL stores): a reader that sends the
+   * document on (a status page) uses it instead of serialising the document again.
+   */
+  readonly json?: string
   readonly createdAt: number
 }
 

@@ -194,6 +194,7 @@ export const toDocument = (row: DocumentRow): Effect.Effect<StoredDocument, Stor
     seq: int(row.seq),
     url: row.url,
     document,
+    json: row.document,
     createdAt: int(row.created_at),
   }))
 

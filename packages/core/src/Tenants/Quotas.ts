@@ -4,10 +4,10 @@
  * queue's depth and the month's credits. Nothing is read or written for a limit that is not set.
  */
 import { Context, Effect, Layer, Schema } from "effect"
-import { JobStore, type StoreError } from "../Jobs/JobStore.js"
+import { JobStore, type JobStoreShape, type StoreError } from "../Jobs/JobStore.js"
 import type { Owner } from "../Jobs/Owner.js"
 import { JOB_CLASSES } from "./EndpointClass.js"
-import type { EndpointClass, Limits } from "./Limits.js"
+import type { EndpointClass, Limits, Rate } from "./Limits.js"
 import { monthOf, Usage } from "./Usage.js"
 
 export class QuotaExceeded extends Schema.TaggedError<QuotaExceeded>()("QuotaExceeded", {
@@ -41,6 +41,29 @@ export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasSh
 
 const perUnit = (unit: string) => `req/${unit}`
 
+/**
+ * Counts one request against `rate` in the current fixed window of the counter `name` (in the job store, so every API
+ * process counts against the same budget); past the rate, a refusal saying when the window ends.
+ */
+export const countRequest = (
+  store: JobStoreShape,
+  name: string,
+  rate: Rate,
+  now: number,
+): Effect.Effect<void, QuotaExceeded | StoreError> =>
+  Effect.gen(function* () {
+    const window = Math.floor(now / rate.windowMs)
+    const resetsAt = (window + 1) * rate.windowMs
+    const consumed = yield* store.addToCounter(`${name}:${window}`, 1, resetsAt)
+    if (consumed <= rate.count) return
+    const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
+    return yield* new QuotaExceeded({
+      reason: "Rate",
+      retryAfter,
+      message: `Rate limit exceeded. Consumed (${perUnit(rate.unit)}): ${consumed}, Remaining (${perUnit(rate.unit)}): 0. Please retry after ${retryAfter}s, resets at ${new Date(resetsAt).toString()}`,
+    })
+  })
+
 export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
   Quotas,
   Effect.gen(function* () {
@@ -54,17 +77,7 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
       now: number,
     ) {
       const limit = limits.rates[endpoint]
-      if (limit === undefined) return
-      const window = Math.floor(now / limit.windowMs)
-      const resetsAt = (window + 1) * limit.windowMs
-      const consumed = yield* store.addToCounter(`rate:${owner ?? "-"}:${endpoint}:${window}`, 1, resetsAt)
-      if (consumed <= limit.count) return
-      const retryAfter = Math.max(1, Math.ceil((resetsAt - now) / 1000))
-      return yield* new QuotaExceeded({
-        reason: "Rate",
-        retryAfter,
-        message: `Rate limit exceeded. Consumed (${perUnit(limit.unit)}): ${consumed}, Remaining (${perUnit(limit.unit)}): 0. Please retry after ${retryAfter}s, resets at ${new Date(resetsAt).toString()}`,
-      })
+      if (limit !== undefined) yield* countRequest(store, `rate:${owner ?? "-"}:${endpoint}`, limit, now)
     })
 
     const jobs = Effect.fn("Quotas.jobs")(function* (owner: Owner, limits: Limits, now: number) {

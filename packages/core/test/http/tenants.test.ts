@@ -162,6 +162,36 @@ describe("limits", () => {
   const call = callOn(web)
   afterAll(() => web.dispose())
 
+  it("lets only a key with the ignoreRobotsTxt flag ignore robots.txt", async () => {
+    const body = { url: `${site.url}/`, ignoreRobotsTxt: true }
+    expect(await call("POST", "/v2/crawl", KEY_A, body)).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } })
+    expect((await call("POST", "/v2/crawl", KEY_B, body)).status).toBe(200)
+  })
+
+  // Before the rate test: a PATCH counts against KEY_A's status rate.
+  it("lets only a key with the ignoreRobotsTxt flag make or change a monitor whose crawl ignores robots.txt", async () => {
+    const targets = (crawlOptions: object) => [{ type: "crawl", url: `${site.url}/`, crawlOptions }]
+    const monitor = (crawlOptions: object) => ({
+      name: "robots",
+      schedule: { text: "daily" },
+      targets: targets(crawlOptions),
+    })
+    const ignoring = monitor({ ignoreRobotsTxt: true })
+    expect(await call("POST", "/v2/monitor", KEY_A, ignoring)).toMatchObject({
+      status: 403,
+      body: { code: "FORBIDDEN" },
+    })
+    expect((await call("POST", "/v2/monitor", KEY_B, ignoring)).status).toBe(200)
+    for (const key of [KEY_A, KEY_B]) {
+      const made = await call("POST", "/v2/monitor", key, monitor({}))
+      expect(made.status).toBe(200)
+      const change = await call("PATCH", `/v2/monitor/${(made.body.data as { id: string }).id}`, key, {
+        targets: targets({ ignoreRobotsTxt: true }),
+      })
+      expect(change.status).toBe(key === KEY_A ? 403 : 200)
+    }
+  })
+
   it("answers 429 with Retry-After and Firecrawl's message past a rate, other keys unaffected, then recovers", async () => {
     // Start right after a second begins, so that the three requests share one window.
     await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5))
@@ -180,12 +210,6 @@ describe("limits", () => {
     expect((await call("GET", "/v2/crawl/active", KEY_B)).status).toBe(200)
     await new Promise((resolve) => setTimeout(resolve, Number(refused?.retryAfter) * 1000))
     expect((await call("GET", "/v2/crawl/active", KEY_A)).status).toBe(200)
-  })
-
-  it("lets only a key with the ignoreRobotsTxt flag ignore robots.txt", async () => {
-    const body = { url: `${site.url}/`, ignoreRobotsTxt: true }
-    expect(await call("POST", "/v2/crawl", KEY_A, body)).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } })
-    expect((await call("POST", "/v2/crawl", KEY_B, body)).status).toBe(200)
   })
 
   it("refuses a second job past the key's jobs limit until the first ends", async () => {
@@ -401,6 +425,23 @@ describe("key registration with an identity assertion", () => {
       expect(answer.body, `case ${index}`).toMatchObject({ success: false, code: "UNAUTHORIZED" })
     }
     expect((await call("POST", "/v2/keys/register", undefined, {})).status).toBe(400)
+  })
+
+  it("limits registrations per client address (one shared budget without an address), 429 with Retry-After", async () => {
+    const fresh = handlerWith({ apiKeys: [KEY_A], issuers: [{ issuer: ISSUER, jwksUrl: `${jwks.url}/jwks.json` }] })
+    const register = (address: string | undefined) =>
+      callOn(fresh)("POST", "/v2/keys/register", undefined, { assertion: "not-a-jwt" }, address)
+    // Start well before a minute ends, so that the requests share one window.
+    const left = 60_000 - (Date.now() % 60_000)
+    if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 5))
+    for (const address of ["192.0.2.20", undefined]) {
+      for (let i = 0; i < 10; i++) expect((await register(address)).status).toBe(401)
+      const refused = await register(address)
+      expect(refused).toMatchObject({ status: 429, body: { success: false, code: "RATE_LIMIT_EXCEEDED" } })
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1)
+    }
+    expect((await register("192.0.2.21")).status).toBe(401)
+    await fresh.dispose()
   })
 
   it("is off without issuers", async () => {
