@@ -44,6 +44,9 @@ const VIEWPORT = { width: 1280, height: 800 }
 /** How long opening or closing a page's context may take before its browser is taken for hung. */
 const CONTEXT_MS = 5000
 
+/** The least time left in a scrape for another try on a fresh browser (which opens a page in ~1–2 s). */
+const RETRY_MIN_MS = 2000
+
 /** The most a page's ads and cookie banners may take to remove. */
 const BANNER_BUDGET_MS = 500
 
@@ -72,7 +75,8 @@ export const make = (options: BrowserOptions) =>
     let rendering = 0
     const renderPage = async (request: RenderRequest, signal: AbortSignal): Promise<RenderedPage> => {
       rendering++
-      const instance = processes.acquire()
+      const begun = Date.now()
+      let instance = processes.acquire()
       // The filters are parsed (once, ~1 s) while the first browser starts.
       const adFiltersLoading = request.blockAds === false ? undefined : filters()
       let context: BrowserContext | undefined
@@ -85,26 +89,33 @@ export const make = (options: BrowserOptions) =>
           upstream: request.proxy,
           maxBytes: options.maxPageBytes ?? PAGE_BYTES,
         })
-        const opening = (await instance.browser).newContext({
+        const contextOptions = {
           viewport: VIEWPORT,
           ...emulationOf(request),
           ...(request.screenshot?.viewport !== undefined ? { viewport: request.screenshot.viewport } : {}),
           ignoreHTTPSErrors: request.skipTlsVerification,
           extraHTTPHeaders: { ...request.headers },
-          serviceWorkers: "block",
+          serviceWorkers: "block" as const,
           acceptDownloads: false,
           ...(isStorageState(request.storageState) ? { storageState: request.storageState } : {}),
           proxy: proxySetting(proxy),
-        })
-        context = await valueWithin(opening, CONTEXT_MS)
-        if (context === undefined) {
+        }
+        for (let attempt = 1; context === undefined; attempt++) {
+          const opening = (await instance.browser).newContext(contextOptions)
+          context = await valueWithin(opening, CONTEXT_MS)
+          if (context !== undefined) break
+          // A browser still tearing down a hostile page (ten thousand frames) can take seconds to open another: it
+          // is replaced, and the page tried once more on a fresh one while the scrape's time allows.
           processes.retire(instance)
           void opening.then((late) => late.close()).catch(() => undefined)
-          throw new ScrapeError({
-            reason: "EngineFailed",
-            url: request.url,
-            message: `The browser did not open a page for ${request.url} within ${CONTEXT_MS} ms; it is being replaced.`,
-          })
+          if (attempt > 1 || request.timeoutMs - (Date.now() - begun) < RETRY_MIN_MS)
+            throw new ScrapeError({
+              reason: "EngineFailed",
+              url: request.url,
+              message: `The browser did not open a page for ${request.url} within ${CONTEXT_MS} ms; it is being replaced.`,
+            })
+          processes.release(instance)
+          instance = processes.acquire()
         }
         const opened = context
         signal.addEventListener("abort", () => void opened.close().catch(() => undefined), { once: true })
