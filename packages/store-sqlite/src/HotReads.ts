@@ -29,13 +29,21 @@ export const open = (filename: string, busyTimeoutMs: number): Effect.Effect<Hot
       (db) => Effect.sync(() => db.close()),
     ),
     (db): HotReads => {
-      const job = db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?")
-      const documents = db.prepare<[string, number, number], DocumentRow>(
-        "SELECT * FROM documents WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
-      )
+      // Prepared on first use: the schema may not be there yet when another process is migrating the file (this
+      // process's migration then stands back and returns at once).
+      let job: Sqlite.Statement<[string], JobRow> | undefined
+      let documents: Sqlite.Statement<[string, number, number], DocumentRow> | undefined
       return {
-        job: (id) => job.get(id),
-        documents: (jobId, skip, limit) => documents.all(jobId, skip, limit),
+        job: (id) => {
+          job ??= db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?")
+          return job.get(id)
+        },
+        documents: (jobId, skip, limit) => {
+          documents ??= db.prepare<[string, number, number], DocumentRow>(
+            "SELECT * FROM documents WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+          )
+          return documents.all(jobId, skip, limit)
+        },
       }
     },
   )
