@@ -86,8 +86,8 @@ const toPlain = (
   extra: Readonly<Record<string, string>>,
 ): PlainResponse => {
   const { body } = response
-  const content =
-    body._tag === "Uint8Array" ? body.body : body._tag === "Empty" ? "" : new TextEncoder().encode(String(body))
+  // The answers here are JSON or empty (a 499); no stream or form.
+  const content = body._tag === "Uint8Array" ? body.body : ""
   return {
     status: response.status,
     headers: {
