@@ -223,7 +223,11 @@ export const make = Effect.gen(function* () {
     return { page, completed: jobDelivery(job, "completed") }
   }
 
-  /** Records the task's end with its webhook events; then records the end of a check or an extract it finished. */
+  /**
+   * Records the task's end with its webhook events; then records the end of a check or an extract it finished.
+   * Uninterruptible: the worker stops a job's tasks once it sees the job ended, which may be before the commit that
+   * ended it has answered, and what follows the commit (the usage, the check's end, the extract's answer) would be lost.
+   */
   const complete = Effect.fn("TaskRunner.complete")(function* (
     context: JobContext,
     lease: Ref.Ref<Task>,
@@ -239,7 +243,7 @@ export const make = Effect.gen(function* () {
     if (!result.finished || Option.isNone(result.job)) return
     if (context.spec.kind === "monitor") yield* checks.finish(result.job.value)
     else if (context.spec.kind === "extract") yield* announceExtract(result.job.value)
-  })
+  }, Effect.uninterruptible)
 
   /** `extract.completed` with the merged answer, or `extract.failed` when no page gave anything. */
   const announceExtract = (job: Job) =>

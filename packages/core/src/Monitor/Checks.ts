@@ -449,8 +449,8 @@ export const make = Effect.gen(function* () {
     return finished
   })
 
-  // A check's end is recorded and announced whole: the task whose commit ended the job is interrupted by its worker
-  // soon after (the job is no longer running), and an email cut short would be lost.
+  // A check's end is recorded and announced whole, whoever calls it (a sweep is interrupted when its worker stops): an
+  // email cut short would be lost.
   return MonitorChecks.of({ startDue, finishDue, runNow, finish: (job) => Effect.uninterruptible(finish(job)) })
 })
 
