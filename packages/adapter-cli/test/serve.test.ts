@@ -6,7 +6,12 @@ import { spawnWebdata } from "./support/child.js"
 
 describe("webdata serve", () => {
   it("serves the API until SIGTERM, then closes it and exits 0", async () => {
-    const server = spawnWebdata(["serve", "--port", "0"], { WEBDATA_STORE: "memory:" })
+    // The flag wins over PORT, which is then neither used nor checked; a misspelt name is reported, not fatal.
+    const server = spawnWebdata(["serve", "--port", "0"], {
+      WEBDATA_STORE: "memory:",
+      PORT: "not-a-port",
+      WEBDATA_STOER: "memory:",
+    })
     try {
       await server.waitFor((stdout) => /listening on http:\/\/127\.0\.0\.1:\d+/.test(stdout))
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())?.[1]
@@ -16,6 +21,8 @@ describe("webdata serve", () => {
       server.process.kill("SIGTERM")
       expect(await server.exited).toBe(0)
       expect(server.stdout()).toContain("webdata API stopping (SIGTERM)")
+      expect(server.stderr()).toContain("webdata: WEBDATA_STOER is not a setting (ignored)")
+      expect(server.stderr()).not.toContain("PORT")
       await expect(fetch(`${url}/`)).rejects.toThrow()
     } finally {
       server.process.kill("SIGKILL")
@@ -36,7 +43,7 @@ describe("webdata serve", () => {
   })
 
   it("exits 1 before it starts when a setting is bad, with a line naming each variable", async () => {
-    const result = await runWebdata(["serve", "--port", "0"], { WEBDATA_STORE: "nonsense:x", PORT: "-1" })
+    const result = await runWebdata(["serve"], { WEBDATA_STORE: "nonsense:x", PORT: "-1" })
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split("\n")).toEqual([
       'webdata: PORT="-1": must be a port, 0 to 65535',

@@ -6,10 +6,11 @@
 import { Console, Effect } from "effect"
 import { CliFailure } from "../CliFailure.js"
 
-export const checkSettings: Effect.Effect<void, CliFailure> = Effect.gen(function* () {
-  // Core loads with the command: `--help` stays without it.
-  const { Settings } = yield* Effect.promise(() => import("@webdata/core"))
-  const { errors, warnings } = Settings.report(process.env)
-  if (errors.length > 0) return yield* Effect.fail(new CliFailure(errors.join("\n")))
-  yield* Effect.forEach(warnings, (warning) => Console.error(`webdata: ${warning}`), { discard: true })
-})
+export const checkSettings = (env: NodeJS.ProcessEnv = process.env): Effect.Effect<void, CliFailure> =>
+  Effect.gen(function* () {
+    // Core loads with the command: `--help` stays without it.
+    const { Settings } = yield* Effect.promise(() => import("@webdata/core"))
+    const { errors, warnings } = Settings.report(env)
+    if (errors.length > 0) return yield* Effect.fail(new CliFailure(errors.join("\n")))
+    yield* Effect.forEach(warnings, (warning) => Console.error(`webdata: ${warning}`), { discard: true })
+  })

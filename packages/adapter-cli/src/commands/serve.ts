@@ -1,6 +1,6 @@
 /** `webdata serve`: the v2 API on a port, like `npm start`. */
 import { Command, Options } from "@effect/cli"
-import { Config, Effect } from "effect"
+import { Effect, Option } from "effect"
 import { CliFailure } from "../CliFailure.js"
 import { waitForSignal } from "../Signals.js"
 import { checkSettings } from "./checkSettings.js"
@@ -8,21 +8,30 @@ import { checkSettings } from "./checkSettings.js"
 const options = {
   port: Options.integer("port").pipe(
     Options.withAlias("p"),
-    Options.withFallbackConfig(Config.integer("PORT")),
-    Options.withDefault(3002),
-    Options.withDescription("Port to listen on; env PORT"),
+    Options.optional,
+    Options.withDescription("Port to listen on; default env PORT, else 3002"),
   ),
   host: Options.text("host").pipe(
-    Options.withFallbackConfig(Config.string("HOST")),
-    Options.withDefault("127.0.0.1"),
-    Options.withDescription("Address to bind; env HOST"),
+    Options.optional,
+    Options.withDescription("Address to bind; default env HOST, else 127.0.0.1"),
   ),
 }
 
-export const serveCommand = Command.make("serve", options, ({ port, host }) =>
-  Effect.zipRight(
-    checkSettings,
-    Effect.acquireRelease(
+/** The environment without the variables a flag overrides: those are neither used nor checked. */
+const overridden = (port: Option.Option<number>, host: Option.Option<string>): NodeJS.ProcessEnv => {
+  const env = { ...process.env }
+  if (Option.isSome(port)) delete env.PORT
+  if (Option.isSome(host)) delete env.HOST
+  return env
+}
+
+export const serveCommand = Command.make("serve", options, (flags) =>
+  Effect.gen(function* () {
+    yield* checkSettings(overridden(flags.port, flags.host))
+    // Valid when set: checked above.
+    const port = Option.getOrElse(flags.port, () => Number(process.env.PORT?.trim() || 3002))
+    const host = Option.getOrElse(flags.host, () => process.env.HOST?.trim() || "127.0.0.1")
+    return yield* Effect.acquireRelease(
       Effect.tryPromise({
         // The server's modules load only for this command.
         try: () =>
@@ -37,8 +46,8 @@ export const serveCommand = Command.make("serve", options, ({ port, host }) =>
           ),
       }),
       (running) => Effect.promise(running.close),
-    ),
-  ).pipe(
+    )
+  }).pipe(
     Effect.tap((running) => Effect.log(`webdata API listening on ${running.url}; ${running.engines}`)),
     // Node's default would end the process at once; this way the scope closes the server first (open requests
     // finish, watchers close, the engine stops), as `npm start` does.

@@ -11,7 +11,7 @@ import { checkSettings } from "./checkSettings.js"
 
 export const workerCommand = Command.make("worker", {}, () =>
   Effect.zipRight(
-    checkSettings,
+    checkSettings(),
     Effect.acquireRelease(
       Effect.tryPromise({
         // The engine and the store load only for this command; with a Chromium found, pages that need the browser
