@@ -9,6 +9,7 @@ export {
   type CrawlWatcherOptions,
   type CrawlWatchSource,
 } from "./crawlWatcher.js"
+export { plainFirst } from "./plainFirst.js"
 export { type WebdataRouter, type WebdataRouterOptions, webdataErrorHandler, webdataRouter } from "./router.js"
 export {
   attachSessionSockets,

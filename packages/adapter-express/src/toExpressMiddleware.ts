@@ -97,8 +97,11 @@ const fromTrustedProxy = (req: ExpressRequest): boolean => {
   return trust?.(req.socket.remoteAddress ?? "", 0) === true
 }
 
-/** The request's headers as the API sees them (names in lower case; a repeated header's values joined). */
-const requestHeaders = (req: ExpressRequest, reserialised: boolean): Record<string, string> => {
+/**
+ * The request's headers as the API sees them (names in lower case; a repeated header's values joined), with the
+ * path the API is mounted at.
+ */
+const requestHeaders = (req: ExpressRequest, reserialised: boolean, mountPath: string): Record<string, string> => {
   const headers: Record<string, string> = {}
   const trusted = fromTrustedProxy(req)
   for (const [name, value] of Object.entries(req.headers)) {
@@ -111,8 +114,8 @@ const requestHeaders = (req: ExpressRequest, reserialised: boolean): Record<stri
   if (reserialised) headers["content-type"] = "application/json"
   // The mount path, so that absolute links the API builds (e.g. `next`) include it.
   // A trusted proxy's own prefix comes first.
-  if (req.baseUrl !== "")
-    headers["x-forwarded-prefix"] = `${(headers["x-forwarded-prefix"] ?? "").replace(/\/+$/, "")}${req.baseUrl}`
+  if (mountPath !== "")
+    headers["x-forwarded-prefix"] = `${(headers["x-forwarded-prefix"] ?? "").replace(/\/+$/, "")}${mountPath}`
   return headers
 }
 
@@ -133,6 +136,31 @@ const send = async (response: Response, res: ExpressResponse): Promise<void> => 
   })
 }
 
+/**
+ * Answers a GET that `handlePlain` takes (a status poll), under `mountPath`; false for any other request. `req` and
+ * `res` carry Express's prototypes (its `ip`, `get` and trust settings); a failure goes to `onError`.
+ */
+export const answerPlain = (
+  req: ExpressRequest,
+  res: ExpressResponse,
+  handlePlain: PlainHandlerFunction,
+  mountPath: string,
+  onError: (error: unknown) => void,
+): boolean => {
+  if (req.method !== "GET") return false
+  const url = requestUrl(req)
+  const answer =
+    url === undefined
+      ? undefined
+      : handlePlain(
+          { method: "GET", url: url.href, headers: requestHeaders(req, false, mountPath) },
+          { clientAddress: req.ip },
+        )
+  if (answer === undefined) return false
+  answer.then((plain) => void res.writeHead(plain.status, plain.headers).end(plain.body), onError)
+  return true
+}
+
 /** Wraps a web handler as Express middleware. Requests it answers with 404 for an unknown route still end here. */
 export const toExpressMiddleware = (
   handler: WebHandlerFunction,
@@ -141,20 +169,7 @@ export const toExpressMiddleware = (
   const maxBodyBytes = options.maxBodyBytes ?? 60 * 1024 * 1024
   const { handlePlain } = options
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    if (handlePlain !== undefined && req.method === "GET") {
-      const url = requestUrl(req)
-      const answer =
-        url === undefined
-          ? undefined
-          : handlePlain(
-              { method: "GET", url: url.href, headers: requestHeaders(req, false) },
-              { clientAddress: req.ip },
-            )
-      if (answer !== undefined) {
-        answer.then((plain) => void res.writeHead(plain.status, plain.headers).end(plain.body), next)
-        return
-      }
-    }
+    if (handlePlain !== undefined && answerPlain(req, res, handlePlain, req.baseUrl, next)) return
     const aborter = new AbortController()
     res.on("close", () => {
       if (!res.writableFinished) aborter.abort()
@@ -168,7 +183,7 @@ export const toExpressMiddleware = (
       if (body === "too-large") return void tooLarge(res)
       const request = new Request(url, {
         method: req.method,
-        headers: requestHeaders(req, reserialised),
+        headers: requestHeaders(req, reserialised, req.baseUrl),
         // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
         ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
         signal: aborter.signal,

@@ -1,11 +1,17 @@
-import type { Server } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import Firecrawl from "@mendable/firecrawl-js"
 import type { RunningServer } from "@webdata/server"
 import express from "express"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { FixtureSite } from "../../core/test/support/fixtureSite.js"
-import { toExpressMiddleware, type WebdataRouter, webdataErrorHandler, webdataRouter } from "../src/index.js"
+import {
+  plainFirst,
+  toExpressMiddleware,
+  type WebdataRouter,
+  webdataErrorHandler,
+  webdataRouter,
+} from "../src/index.js"
 import { type ApiWithSite, startApiWithSite } from "./support/apiWithSite.js"
 
 let site: FixtureSite
@@ -180,6 +186,45 @@ describe("toExpressMiddleware()", () => {
       expect(seen).toHaveLength(1)
     } finally {
       await server.close()
+    }
+  })
+
+  it("plainFirst answers plain GETs before the app, reading the client address and forwarding headers as the app does", async () => {
+    const seen: Array<{ headers: Readonly<Record<string, string | undefined>>; address?: string }> = []
+    const app = express()
+    // Loopback is a proxy this app trusts: its forwarding headers and X-Forwarded-For pass.
+    app.set("trust proxy", "loopback")
+    app.use((req, res) => void res.status(202).send(`app ${req.method} ${req.url}`))
+    app.use(webdataErrorHandler)
+    const server = createServer(
+      plainFirst(app, (request, origin) => {
+        if (request.url.endsWith("/broken")) return Promise.reject(new Error("a bug"))
+        if (!request.url.endsWith("/hot")) return undefined
+        seen.push({ headers: request.headers, ...(origin?.clientAddress ? { address: origin.clientAddress } : {}) })
+        return Promise.resolve({ status: 203, headers: { "x-plain": "yes" }, body: new TextEncoder().encode("plain") })
+      }),
+    )
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const hot = await fetch(`${url}/v2/hot`, {
+        headers: { authorization: "Bearer k", "x-forwarded-for": "203.0.113.9", "x-forwarded-host": "api.test" },
+      })
+      expect([hot.status, hot.headers.get("x-plain"), await hot.text()]).toEqual([203, "yes", "plain"])
+      expect(seen[0]?.address).toBe("203.0.113.9")
+      expect(seen[0]?.headers).toMatchObject({ authorization: "Bearer k", "x-forwarded-host": "api.test" })
+      expect(seen[0]?.headers["x-forwarded-prefix"]).toBeUndefined()
+      const other = await fetch(`${url}/v2/other?x=1`)
+      expect([other.status, await other.text()]).toEqual([202, "app GET /v2/other?x=1"])
+      const posted = await fetch(`${url}/v2/hot`, { method: "POST", body: "{}" })
+      expect([posted.status, await posted.text()]).toEqual([202, "app POST /v2/hot"])
+      expect(seen).toHaveLength(1)
+      // A bug in the plain path is the API's 500 envelope, as in the app.
+      const broken = await fetch(`${url}/v2/broken`)
+      expect(broken.status).toBe(500)
+      expect(await broken.json()).toMatchObject({ success: false, code: "UNKNOWN_ERROR" })
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
     }
   })
 

@@ -2,12 +2,13 @@
  * A ready Express server for the API (what `npm start` and `webdata serve` run): the router's handler, the error
  * envelope for what Node answers before Express, the crawl watcher and the interact sessions' sockets.
  */
-import type { Server } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
   attachClientErrorEnvelope,
   attachCrawlWatcher,
   attachSessionSockets,
+  plainFirst,
   toExpressMiddleware,
   webdataErrorHandler,
 } from "@webdata/adapter-express"
@@ -86,13 +87,16 @@ export const serve = async (options: ServeOptions = {}): Promise<RunningServer> 
   const app = express()
   app.disable("x-powered-by")
   app.set("trust proxy", options.trustProxy ?? trustProxyFromEnvironment())
-  app.use(toExpressMiddleware(handler, { handlePlain }))
+  app.use(toExpressMiddleware(handler))
   app.use(webdataErrorHandler)
   const host = options.host ?? "127.0.0.1"
   const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(options.port ?? 3002, host, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    )
+    const listening = createServer(plainFirst(app, handlePlain))
+    listening.once("error", reject)
+    listening.listen(options.port ?? 3002, host, () => {
+      listening.off("error", reject)
+      resolve(listening)
+    })
   }).catch(async (error: unknown) => {
     // The engine (and its worker) already runs: stopped, so that a process that cannot listen can exit.
     await dispose()
