@@ -38,7 +38,7 @@ import {
   type TaskStatus,
   urlWords,
 } from "@webdata/core/jobs"
-import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Stream } from "effect"
+import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Schedule, Stream } from "effect"
 import * as Compression from "./Compression.js"
 import * as Counters from "./Counters.js"
 import { matchExpression } from "./Fts.js"
@@ -62,6 +62,7 @@ import {
   toJob,
   toTask,
 } from "./Rows.js"
+import * as SchemaVersion from "./SchemaVersion.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 export interface SqliteJobStoreOptions {
@@ -69,6 +70,11 @@ export interface SqliteJobStoreOptions {
   readonly filename: string
   /** How long a statement waits for another process's write lock before failing. Default 5000 ms. */
   readonly busyTimeoutMs?: number
+  /**
+   * How long opening waits, before failing, for another process that is migrating the file at the same time (this
+   * process's Migrator then stands back) to finish. Default 30000 ms.
+   */
+  readonly migrationWaitMs?: number
   /**
    * How long a kept scrape or cache entry waits in memory for others to share its commit (`WriteBehind.ts`); a
    * crash loses at most this long of them. Default 20 ms.
@@ -79,11 +85,16 @@ export interface SqliteJobStoreOptions {
 /** Rows per multi-row statement: well under SQLite's limit of bound parameters. */
 const CHUNK = 500
 
+/** Whether `error` is SQLite's answer that another connection holds a lock this statement needs. */
+const isBusy = (error: SqlError): boolean => {
+  const code = (error.cause as { readonly code?: unknown } | undefined)?.code
+  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED"
+}
+
 const fromSqlError = (error: SqlError): StoreError => {
-  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
-  const busy = cause?.code === "SQLITE_BUSY" || cause?.code === "SQLITE_LOCKED"
+  const cause = error.cause as { readonly message?: unknown } | undefined
   return new StoreError({
-    reason: busy ? "Unavailable" : "QueryFailed",
+    reason: isBusy(error) ? "Unavailable" : "QueryFailed",
     message: typeof cause?.message === "string" ? `${error.message}: ${cause.message}` : error.message,
     cause: error,
   })
@@ -811,7 +822,7 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
 })
 
 /** Creates or updates the schema on the `SqlClient` in context (what `layer` runs when it opens a file). */
-export const migrate = Migrator.make({})({ loader })
+export const migrate = Migrator.make({})({ loader, table: SchemaVersion.table })
 
 const unavailable = (message: string) => (cause: unknown) =>
   new StoreError({
@@ -825,23 +836,32 @@ const open = (options: SqliteJobStoreOptions) =>
   Effect.gen(function* () {
     const { filename } = options
     const busyTimeoutMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))
+    const migrationWaitMs = Math.max(0, Math.trunc(options.migrationWaitMs ?? 30_000))
     if (filename !== ":memory:") {
       yield* Effect.tryPromise({
         try: () => mkdir(dirname(filename), { recursive: true }),
         catch: unavailable(`Cannot create the directory of ${filename}`),
       })
     }
-    const client = yield* SqliteClient.make({ filename }).pipe(
+    const client = yield* SqliteClient.make({ filename, disableWAL: true }).pipe(
       Effect.catchAllDefect((defect) => Effect.fail(unavailable(`Cannot open ${filename}`)(defect))),
     )
     yield* Effect.gen(function* () {
       yield* client.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
+      // Switched here rather than by the client as it opens: when two processes open a fresh file at once, SQLite
+      // may fail the switch of one at once with SQLITE_BUSY, without waiting for the lock; it is tried again.
+      yield* Effect.retry(client.unsafe("PRAGMA journal_mode = WAL"), {
+        schedule: Schedule.spaced("50 millis").pipe(Schedule.upTo(busyTimeoutMs)),
+        while: isBusy,
+      })
       yield* client.unsafe("PRAGMA synchronous = NORMAL")
       yield* migrate
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
       Effect.mapError(unavailable(`Cannot prepare ${filename}`)),
     )
+    // Our Migrator stands back, with nothing run, when another process's is migrating the file at the same time.
+    yield* Effect.provideService(SchemaVersion.awaitKnown(filename, migrationWaitMs), SqlClient.SqlClient, client)
     const hotReads =
       filename === ":memory:" || filename === ""
         ? undefined
