@@ -32,11 +32,14 @@ const asText = (bytes: Uint8Array): string | undefined => {
   }
 }
 
-export const encodeBody = async (response: Response): Promise<EncodedBody> => {
-  const bytes = new Uint8Array(await response.arrayBuffer())
+/** Bytes of the given content type as the result's body. */
+export const encodeBytes = (bytes: Uint8Array, contentType: string | null | undefined): EncodedBody => {
   if (bytes.length === 0) return { body: "", isBase64Encoded: false }
-  const text = isTextual(response.headers.get("content-type")) ? asText(bytes) : undefined
+  const text = isTextual(contentType ?? null) ? asText(bytes) : undefined
   return text !== undefined
     ? { body: text, isBase64Encoded: false }
     : { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"), isBase64Encoded: true }
 }
+
+export const encodeBody = async (response: Response): Promise<EncodedBody> =>
+  encodeBytes(new Uint8Array(await response.arrayBuffer()), response.headers.get("content-type"))

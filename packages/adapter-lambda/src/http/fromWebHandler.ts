@@ -2,8 +2,16 @@
 import { clientAddress } from "./clientAddress.js"
 import { badRequest, internalError } from "./envelope.js"
 import type { LambdaHttpEvent, LambdaHttpResult } from "./events.js"
-import { InvalidEvent, type RequestOptions, toRequest } from "./toRequest.js"
-import { type ResultOptions, toResult } from "./toResult.js"
+import type { PlainHandlerFunction } from "./plain.js"
+import {
+  InvalidEvent,
+  plainRequest,
+  type RequestOptions,
+  type RequestParts,
+  requestParts,
+  webRequest,
+} from "./toRequest.js"
+import { plainToResult, type ResultOptions, toResult } from "./toResult.js"
 
 /** A web handler; the second argument tells it the client's address (see `clientAddress`). */
 export type WebHandlerFunction = (
@@ -11,19 +19,36 @@ export type WebHandlerFunction = (
   origin?: { readonly clientAddress?: string | undefined },
 ) => Promise<Response>
 
-export interface HttpHandlerOptions extends RequestOptions, ResultOptions {}
+export interface HttpHandlerOptions extends RequestOptions, ResultOptions {
+  /**
+   * Answers the GETs it knows (status polls) without a web `Request` and `Response`, which cost more than the answer;
+   * the others go to the web handler.
+   */
+  readonly handlePlain?: PlainHandlerFunction
+}
 
 export type LambdaHttpHandler = (event: LambdaHttpEvent, context?: unknown) => Promise<LambdaHttpResult>
+
+type Origin = Parameters<WebHandlerFunction>[1]
+
+/** `handlePlain`'s answer to a GET; undefined when there is none (another method, a request it does not take). */
+export const plainAnswer = (parts: RequestParts, origin: Origin, handlePlain: PlainHandlerFunction | undefined) =>
+  parts.method === "GET" && handlePlain !== undefined ? handlePlain(plainRequest(parts), origin) : undefined
 
 export const fromWebHandler =
   (handler: WebHandlerFunction, options: HttpHandlerOptions = {}): LambdaHttpHandler =>
   async (event) => {
-    const request = toRequest(event, options)
-    if (request instanceof InvalidEvent) return toResult(badRequest(request.reason), event, options)
+    const parts = requestParts(event, options)
+    if (parts instanceof InvalidEvent) return toResult(badRequest(parts.reason), event, options)
+    const origin = { clientAddress: clientAddress(event) }
     try {
-      return await toResult(await handler(request, { clientAddress: clientAddress(event) }), event, options)
+      const plain = await plainAnswer(parts, origin, options.handlePlain)
+      if (plain !== undefined) return await plainToResult(plain, event, options)
+      const request = webRequest(parts)
+      if (request instanceof InvalidEvent) return toResult(badRequest(request.reason), event, options)
+      return await toResult(await handler(request, origin), event, options)
     } catch (error) {
-      // Thrown by the handler or while reading the body it answered.
+      // Thrown by either handler or while reading the body it answered.
       return toResult(internalError(error), event, options)
     }
   }

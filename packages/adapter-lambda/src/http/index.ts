@@ -19,11 +19,13 @@ export {
   type LambdaHttpHandler,
   type WebHandlerFunction,
 } from "./fromWebHandler.js"
+export type { PlainHandlerFunction, PlainRequest, PlainResponse } from "./plain.js"
 export { releaseOnShutdown } from "./shutdown.js"
 export {
   fromWebHandlerStreaming,
   type LambdaResponseStream,
   type LambdaStreamingHandler,
+  type StreamingHandlerOptions,
   type StreamMetadata,
 } from "./streaming.js"
 export {
@@ -33,4 +35,4 @@ export {
   toStreamingLambdaHandler,
 } from "./toLambdaHandler.js"
 export { InvalidEvent, type RequestOptions, toRequest } from "./toRequest.js"
-export { DEFAULT_MAX_RESPONSE_BYTES, type ResultOptions, toResult } from "./toResult.js"
+export { DEFAULT_MAX_RESPONSE_BYTES, plainToResult, type ResultOptions, toResult } from "./toResult.js"

@@ -7,9 +7,10 @@ import { pipeline } from "node:stream/promises"
 import { clientAddress } from "./clientAddress.js"
 import { badRequest, internalError } from "./envelope.js"
 import type { LambdaHttpEvent } from "./events.js"
-import type { WebHandlerFunction } from "./fromWebHandler.js"
-import { InvalidEvent, type RequestOptions, toRequest } from "./toRequest.js"
-import { singleHeaders } from "./toResult.js"
+import { plainAnswer, type WebHandlerFunction } from "./fromWebHandler.js"
+import type { PlainHandlerFunction, PlainResponse } from "./plain.js"
+import { InvalidEvent, type RequestOptions, type RequestParts, requestParts, webRequest } from "./toRequest.js"
+import { plainBytes, plainHead, responseHead } from "./toResult.js"
 
 /** The stream the runtime hands the handler; `setContentType` is the runtime's own. */
 export interface LambdaResponseStream extends Writable {
@@ -62,19 +63,12 @@ const open = (
 }
 
 const send = async (
-  response: Response,
+  head: StreamMetadata,
+  body: Readable,
   stream: LambdaResponseStream,
   lambda: AwsLambdaRuntime | undefined,
 ): Promise<void> => {
-  const http = open(
-    stream,
-    { statusCode: response.status, headers: singleHeaders(response.headers), cookies: response.headers.getSetCookie() },
-    lambda,
-  )
-  const body =
-    response.body === null
-      ? Readable.from([])
-      : Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>)
+  const http = open(stream, head, lambda)
   try {
     // With backpressure; ends the stream, and destroys it when the body fails, so the client sees a cut response.
     await pipeline(body, http)
@@ -83,21 +77,46 @@ const send = async (
   }
 }
 
+const sendAnswer = (
+  answer: Response | PlainResponse,
+  stream: LambdaResponseStream,
+  lambda: AwsLambdaRuntime | undefined,
+) =>
+  answer instanceof Response
+    ? send(
+        responseHead(answer),
+        answer.body === null
+          ? Readable.from([])
+          : Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream<Uint8Array>),
+        stream,
+        lambda,
+      )
+    : send(plainHead(answer), Readable.from([plainBytes(answer)]), stream, lambda)
+
+export interface StreamingHandlerOptions extends RequestOptions {
+  /** As for the buffered handler (`HttpHandlerOptions.handlePlain`): its answers are written in one piece. */
+  readonly handlePlain?: PlainHandlerFunction
+}
+
 /** Wrapped with `awslambda.streamifyResponse` on Lambda; elsewhere (tests, other hosts) the plain function. */
 export const fromWebHandlerStreaming = (
   handler: WebHandlerFunction,
-  options: RequestOptions = {},
+  options: StreamingHandlerOptions = {},
 ): LambdaStreamingHandler => {
   const lambda = runtime()
+  const answer = async (parts: RequestParts, origin: { readonly clientAddress: string | undefined }) => {
+    const plain = await plainAnswer(parts, origin, options.handlePlain)
+    if (plain !== undefined) return plain
+    const request = webRequest(parts)
+    return request instanceof InvalidEvent ? badRequest(request.reason) : handler(request, origin)
+  }
   const streaming: LambdaStreamingHandler = async (event, responseStream) => {
-    const request = toRequest(event, options)
+    const parts = requestParts(event, options)
     const response =
-      request instanceof InvalidEvent
-        ? badRequest(request.reason)
-        : await Promise.resolve(request)
-            .then((valid) => handler(valid, { clientAddress: clientAddress(event) }))
-            .catch(internalError)
-    await send(response, responseStream, lambda)
+      parts instanceof InvalidEvent
+        ? badRequest(parts.reason)
+        : await answer(parts, { clientAddress: clientAddress(event) }).catch(internalError)
+    await sendAnswer(response, responseStream, lambda)
   }
   return lambda === undefined ? streaming : lambda.streamifyResponse(streaming)
 }

@@ -11,9 +11,10 @@ import {
   type LambdaHttpHandler,
   type WebHandlerFunction,
 } from "./fromWebHandler.js"
+import type { PlainHandlerFunction } from "./plain.js"
 import { fromWebHandlerStreaming, type LambdaStreamingHandler } from "./streaming.js"
 
-export interface LambdaHandlerOptions extends HttpHandlerOptions {
+export interface LambdaHandlerOptions extends Omit<HttpHandlerOptions, "handlePlain"> {
   /** Server settings; default `ServerConfig.layerConfig` (`WEBDATA_API_KEYS` from the environment). */
   readonly serverConfig?: Layer.Layer<ServerConfig.ServerConfig>
 }
@@ -30,7 +31,9 @@ const lazyWebHandler = (engine: Layer.Layer<EngineServices>, options: LambdaHand
     (web) => web.ready(),
   )
   const handler: WebHandlerFunction = async (request, origin) => (await kept.get()).handler(request, origin)
-  return { handler, dispose: kept.dispose }
+  // The web handler prepares its plain answers at the first call of `handlePlain`: until then, polls go to `handler`.
+  const handlePlain: PlainHandlerFunction = async (request, origin) => (await kept.get()).handlePlain(request, origin)
+  return { handler, handlePlain, dispose: kept.dispose }
 }
 
 export const toLambdaHandler = (
@@ -38,7 +41,9 @@ export const toLambdaHandler = (
   options: LambdaHandlerOptions = {},
 ): LambdaHttpHandler & Releasable => {
   const web = lazyWebHandler(engine, options)
-  return Object.assign(fromWebHandler(web.handler, options), { dispose: web.dispose })
+  return Object.assign(fromWebHandler(web.handler, { ...options, handlePlain: web.handlePlain }), {
+    dispose: web.dispose,
+  })
 }
 
 export const toStreamingLambdaHandler = (
@@ -46,5 +51,7 @@ export const toStreamingLambdaHandler = (
   options: LambdaHandlerOptions = {},
 ): LambdaStreamingHandler & Releasable => {
   const web = lazyWebHandler(engine, options)
-  return Object.assign(fromWebHandlerStreaming(web.handler, options), { dispose: web.dispose })
+  return Object.assign(fromWebHandlerStreaming(web.handler, { ...options, handlePlain: web.handlePlain }), {
+    dispose: web.dispose,
+  })
 }

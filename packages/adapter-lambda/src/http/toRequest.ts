@@ -1,10 +1,12 @@
 /**
- * A Lambda HTTP event (API Gateway REST or HTTP API, function URL, ALB) as a web `Request` for the API's handler. An
- * event of another kind, or a malformed one, is an `InvalidEvent`: the caller answers it with a 400.
+ * A Lambda HTTP event (API Gateway REST or HTTP API, function URL, ALB) as a web `Request` for the API's handler, or
+ * as the plain data its `handlePlain` takes. An event of another kind, or a malformed one, is an `InvalidEvent`: the
+ * caller answers it with a 400.
  */
 import { Data } from "effect"
 import { type EventShape, eventShape, isRecord } from "./eventShape.js"
 import { contextPrefix, normalizeBasePath, type RoutedPath, stripLeading } from "./pathPrefix.js"
+import type { PlainRequest } from "./plain.js"
 
 export class InvalidEvent extends Data.TaggedError("InvalidEvent")<{
   /** One line, for the client: `missing httpMethod`. */
@@ -156,7 +158,15 @@ const plainHost = (host: string): boolean => {
 const scheme = (headers: Headers): string =>
   headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() === "http" ? "http" : "https"
 
-const build = (parts: HttpParts, event: Fields, basePath: string): Request => {
+/** What the API is asked, whichever form it is handed over in (a web `Request`, or plain data for `handlePlain`). */
+export interface RequestParts {
+  readonly method: string
+  readonly url: URL
+  readonly headers: Headers
+  readonly body: Uint8Array | undefined
+}
+
+const build = (parts: HttpParts, event: Fields, basePath: string): RequestParts => {
   const { method, query, headers } = parts
   const host = headers.get("host") ?? parts.domainName ?? "localhost"
   if (!plainHost(host)) return invalid(`host ${JSON.stringify(host)} cannot be part of a URL`)
@@ -176,20 +186,11 @@ const build = (parts: HttpParts, event: Fields, basePath: string): Request => {
   } catch {
     return invalid("path or query cannot be part of a URL")
   }
-  const requestBody = body(event, method)
-  try {
-    return new Request(url, {
-      method,
-      headers,
-      // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
-      ...(requestBody !== undefined ? { body: requestBody as unknown as BodyInit } : {}),
-    })
-  } catch {
-    return invalid(`method ${JSON.stringify(method)} is not supported`)
-  }
+  return { method, url, headers, body: body(event, method) }
 }
 
-export const toRequest = (event: unknown, options: RequestOptions = {}): Request | InvalidEvent => {
+/** The event's request, read once for both forms; an `InvalidEvent` when it is malformed. */
+export const requestParts = (event: unknown, options: RequestOptions = {}): RequestParts | InvalidEvent => {
   const shape = eventShape(event)
   if (shape === undefined) return new InvalidEvent({ reason: "not an API Gateway, function URL or ALB event" })
   try {
@@ -199,4 +200,29 @@ export const toRequest = (event: unknown, options: RequestOptions = {}): Request
     if (error instanceof InvalidEvent) return error
     throw error
   }
+}
+
+export const webRequest = ({ method, url, headers, body: requestBody }: RequestParts): Request | InvalidEvent => {
+  try {
+    return new Request(url, {
+      method,
+      headers,
+      // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
+      ...(requestBody !== undefined ? { body: requestBody as unknown as BodyInit } : {}),
+    })
+  } catch {
+    return new InvalidEvent({ reason: `method ${JSON.stringify(method)} is not supported` })
+  }
+}
+
+/** The request as `handlePlain` takes it: the same URL and headers the web `Request` would carry. */
+export const plainRequest = ({ method, url, headers }: RequestParts): PlainRequest => ({
+  method,
+  url: url.href,
+  headers: Object.fromEntries(headers),
+})
+
+export const toRequest = (event: unknown, options: RequestOptions = {}): Request | InvalidEvent => {
+  const parts = requestParts(event, options)
+  return parts instanceof InvalidEvent ? parts : webRequest(parts)
 }

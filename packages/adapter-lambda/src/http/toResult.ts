@@ -1,12 +1,13 @@
 /**
- * A web `Response` as the result the event's integration expects: API Gateway REST (v1), HTTP API and function URLs
- * (v2) or ALB, and within Lambda's limit for buffered responses.
+ * A web `Response`, or a plain answer of `handlePlain`, as the result the event's integration expects: API Gateway
+ * REST (v1), HTTP API and function URLs (v2) or ALB, and within Lambda's limit for buffered responses.
  */
 import { STATUS_CODES } from "node:http"
-import { encodeBody } from "./bodyEncoding.js"
+import { type EncodedBody, encodeBody, encodeBytes } from "./bodyEncoding.js"
 import { tooLarge } from "./envelope.js"
 import { type EventShape, eventShape } from "./eventShape.js"
 import type { LambdaHttpResult } from "./events.js"
+import type { PlainResponse } from "./plain.js"
 
 export interface ResultOptions {
   /**
@@ -26,11 +27,39 @@ export const singleHeaders = (headers: Headers): Record<string, string> => {
   return single
 }
 
-const shaped = async (shape: EventShape | undefined, response: Response): Promise<LambdaHttpResult> => {
-  const { body, isBase64Encoded } = await encodeBody(response)
-  const statusCode = response.status
-  const headers = singleHeaders(response.headers)
-  const cookies = response.headers.getSetCookie()
+/** What precedes the body, in the form every integration (and a streamed response's prelude) starts from. */
+export interface ResultHead {
+  readonly statusCode: number
+  /** Lower-case names, without `Set-Cookie`. */
+  readonly headers: Record<string, string>
+  readonly cookies: ReadonlyArray<string>
+}
+
+export const responseHead = (response: Response): ResultHead => ({
+  statusCode: response.status,
+  headers: singleHeaders(response.headers),
+  cookies: response.headers.getSetCookie(),
+})
+
+/** A plain answer's head as `responseHead` gives a `Response`'s; a map holds at most one `Set-Cookie`. */
+export const plainHead = (plain: PlainResponse): ResultHead => {
+  const headers: Record<string, string> = {}
+  const cookies: Array<string> = []
+  for (const [name, value] of Object.entries(plain.headers)) {
+    const lower = name.toLowerCase()
+    if (lower === "set-cookie") cookies.push(value)
+    else headers[lower] = value
+  }
+  return { statusCode: plain.status, headers, cookies }
+}
+
+/** A plain answer's body as bytes, as a `Response` would carry it. */
+export const plainBytes = (plain: PlainResponse): Uint8Array =>
+  typeof plain.body === "string" ? Buffer.from(plain.body) : plain.body
+
+const shaped = (shape: EventShape | undefined, head: ResultHead, encoded: EncodedBody): LambdaHttpResult => {
+  const { statusCode, headers, cookies } = head
+  const { body, isBase64Encoded } = encoded
   const statusDescription = `${statusCode} ${STATUS_CODES[statusCode] ?? "Unknown"}`
   switch (shape) {
     case "apiGatewayV1":
@@ -65,14 +94,42 @@ const shaped = async (shape: EventShape | undefined, response: Response): Promis
   }
 }
 
+const encodedResponse = async (response: Response) => ({
+  head: responseHead(response),
+  encoded: await encodeBody(response),
+})
+
+/** The result in the event's shape, or the 502 that says it is over the limit. */
+const fitted = async (
+  head: ResultHead,
+  encoded: EncodedBody,
+  event: unknown,
+  options: ResultOptions,
+): Promise<LambdaHttpResult> => {
+  const shape = eventShape(event)
+  const result = shaped(shape, head, encoded)
+  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  const size = Buffer.byteLength(JSON.stringify(result))
+  if (size <= limit) return result
+  const refusal = await encodedResponse(tooLarge(size, limit))
+  return shaped(shape, refusal.head, refusal.encoded)
+}
+
 export const toResult = async (
   response: Response,
   event: unknown,
   options: ResultOptions = {},
 ): Promise<LambdaHttpResult> => {
-  const shape = eventShape(event)
-  const result = await shaped(shape, response)
-  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-  const size = Buffer.byteLength(JSON.stringify(result))
-  return size <= limit ? result : shaped(shape, tooLarge(size, limit))
+  const { head, encoded } = await encodedResponse(response)
+  return fitted(head, encoded, event, options)
+}
+
+/** A plain answer (`handlePlain`'s) as the result `toResult` gives for the same `Response`. */
+export const plainToResult = (
+  plain: PlainResponse,
+  event: unknown,
+  options: ResultOptions = {},
+): Promise<LambdaHttpResult> => {
+  const head = plainHead(plain)
+  return fitted(head, encodeBytes(plainBytes(plain), head.headers["content-type"]), event, options)
 }

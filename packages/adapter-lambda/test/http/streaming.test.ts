@@ -2,38 +2,13 @@
  * The streaming handler (function URLs in RESPONSE_STREAM mode): the runtime's format (JSON metadata, 8 NUL bytes,
  * body), large bodies with backpressure, failing bodies, and the `awslambda` helpers when the runtime provides them.
  */
-import { Writable } from "node:stream"
 import { Engine, ServerConfig } from "@webdata/core"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { type FixtureSite, startFixtureSite } from "../../../core/test/support/fixtureSite.js"
 import { fromWebHandlerStreaming, type StreamMetadata, toStreamingLambdaHandler } from "../../src/http/index.js"
-import { fixture, withJson } from "./support.js"
+import { Collector, fixture, withJson } from "./support.js"
 
 const PRELUDE_TYPE = "application/vnd.awslambda.http-integration-response"
-
-/** A response stream like the runtime's: records what it is sent; each write completes after `delayMs` (0: at once). */
-class Collector extends Writable {
-  readonly chunks: Array<Buffer> = []
-  contentType: string | undefined
-  constructor(private readonly delayMs = 0) {
-    super({ highWaterMark: 64 * 1024 })
-  }
-  setContentType(contentType: string) {
-    this.contentType = contentType
-  }
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void) {
-    this.chunks.push(Buffer.from(chunk))
-    if (this.delayMs === 0) callback()
-    else setTimeout(callback, this.delayMs)
-  }
-  /** The metadata before the 8 NUL bytes and the body after them. */
-  parsed(): { metadata: StreamMetadata; body: Buffer } {
-    const all = Buffer.concat(this.chunks)
-    const end = all.indexOf(Buffer.alloc(8))
-    expect(end).toBeGreaterThan(0)
-    return { metadata: JSON.parse(all.subarray(0, end).toString("utf8")), body: all.subarray(end + 8) }
-  }
-}
 
 afterEach(() => vi.restoreAllMocks())
 

@@ -1,6 +1,11 @@
-/** Fixtures (AWS's sample events, as JSON under `fixtures/`) and helpers to aim them at a local page. */
+/**
+ * Fixtures (AWS's sample events, as JSON under `fixtures/`), helpers to aim them at a local page, and a response stream
+ * that records what a streaming handler writes.
+ */
 import { readFileSync } from "node:fs"
-import type { LambdaHttpEvent } from "../../src/http/index.js"
+import { Writable } from "node:stream"
+import { expect } from "vitest"
+import type { LambdaHttpEvent, StreamMetadata } from "../../src/http/index.js"
 
 export type FixtureName =
   | "api-gateway-rest-v1"
@@ -71,3 +76,27 @@ export const withPath = <Event extends LambdaHttpEvent>(event: Event, path: stri
 /** The JSON body of a buffered result. */
 export const json = (result: { readonly body: string; readonly isBase64Encoded: boolean }): unknown =>
   JSON.parse(result.isBase64Encoded ? Buffer.from(result.body, "base64").toString("utf8") : result.body)
+
+/** A response stream like the runtime's: records what it is sent; each write completes after `delayMs` (0: at once). */
+export class Collector extends Writable {
+  readonly chunks: Array<Buffer> = []
+  contentType: string | undefined
+  constructor(private readonly delayMs = 0) {
+    super({ highWaterMark: 64 * 1024 })
+  }
+  setContentType(contentType: string) {
+    this.contentType = contentType
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void) {
+    this.chunks.push(Buffer.from(chunk))
+    if (this.delayMs === 0) callback()
+    else setTimeout(callback, this.delayMs)
+  }
+  /** The metadata before the 8 NUL bytes and the body after them. */
+  parsed(): { metadata: StreamMetadata; body: Buffer } {
+    const all = Buffer.concat(this.chunks)
+    const end = all.indexOf(Buffer.alloc(8))
+    expect(end).toBeGreaterThan(0)
+    return { metadata: JSON.parse(all.subarray(0, end).toString("utf8")), body: all.subarray(end + 8) }
+  }
+}
