@@ -3,6 +3,7 @@
  * on as JSON), under any mount path, streams the response and keeps every `Set-Cookie` header.
  */
 import { Readable } from "node:stream"
+import type { PlainRequest, PlainResponse } from "@webdata/core"
 import type { Request as ExpressRequest, Response as ExpressResponse, NextFunction, RequestHandler } from "express"
 
 /** A web handler; the second argument tells it the client's address (Express's `req.ip`, per `trust proxy`). */
@@ -13,19 +14,9 @@ export type WebHandlerFunction = (
 
 /** The web handler's answerer of its hottest requests from plain data (`WebHandler.handlePlain`). */
 export type PlainHandlerFunction = (
-  request: {
-    readonly method: string
-    readonly url: string
-    readonly headers: Readonly<Record<string, string | undefined>>
-  },
+  request: PlainRequest,
   origin?: { readonly clientAddress?: string | undefined },
-) =>
-  | Promise<{
-      readonly status: number
-      readonly headers: Readonly<Record<string, string>>
-      readonly body: Uint8Array | string
-    }>
-  | undefined
+) => Promise<PlainResponse> | undefined
 
 export interface ExpressMiddlewareOptions {
   /**
