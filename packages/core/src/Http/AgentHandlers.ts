@@ -5,6 +5,7 @@ import { Agent, agentStatusBody } from "../Agent.js"
 import { WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { callerOwner, checkJobId } from "./JobHandlers.js"
+import { confirmJobSlot } from "./JobSlot.js"
 import { respond } from "./Respond.js"
 
 export const AgentHandlers = HttpApiBuilder.group(WebdataApi, "agent", (handlers) =>
@@ -14,6 +15,7 @@ export const AgentHandlers = HttpApiBuilder.group(WebdataApi, "agent", (handlers
         respond(
           Effect.gen(function* () {
             const job = yield* agent.start(yield* readJsonBody(request), yield* callerOwner)
+            yield* confirmJobSlot(job.id)
             return { success: true as const, id: job.id }
           }),
         ),

@@ -945,6 +945,44 @@ const adminGroup = HttpApiGroup.make("admin")
   )
   .middleware(AdminAuthorization)
 
+/**
+ * Firecrawl's v1 API, translated to the v2 services (`V1/`): kept for clients that still speak it, and left out of
+ * the document, which describes v2. Bodies are read by the handlers.
+ */
+const v1JobEndpoints = <Prefix extends "crawl" | "batch">(prefix: Prefix, path: `/${string}`) =>
+  [
+    HttpApiEndpoint.get(`v1${prefix}Status`, `${path}/:id`).setPath(JobId).setUrlParams(JobPage),
+    HttpApiEndpoint.del(`v1${prefix}Cancel`, `${path}/:id`).setPath(JobId),
+    HttpApiEndpoint.get(`v1${prefix}Errors`, `${path}/:id/errors`).setPath(JobId),
+    // The official SDK's v1 client asks for errors with DELETE.
+    HttpApiEndpoint.del(`v1${prefix}ErrorsByDelete`, `${path}/:id/errors`).setPath(JobId),
+  ] as const
+
+const [v1CrawlStatus, v1CrawlCancel, v1CrawlErrors, v1CrawlErrorsByDelete] = v1JobEndpoints("crawl", "/v1/crawl")
+const [v1BatchStatus, v1BatchCancel, v1BatchErrors, v1BatchErrorsByDelete] = v1JobEndpoints("batch", "/v1/batch/scrape")
+
+const v1Group = HttpApiGroup.make("v1")
+  .add(HttpApiEndpoint.post("v1Scrape", "/v1/scrape"))
+  .add(HttpApiEndpoint.get("v1ScrapeById", "/v1/scrape/:id").setPath(JobId))
+  .add(HttpApiEndpoint.post("v1Map", "/v1/map"))
+  .add(HttpApiEndpoint.post("v1Crawl", "/v1/crawl"))
+  .add(HttpApiEndpoint.get("v1CrawlActive", "/v1/crawl/active"))
+  .add(HttpApiEndpoint.get("v1CrawlOngoing", "/v1/crawl/ongoing"))
+  .add(v1CrawlStatus)
+  .add(v1CrawlCancel)
+  .add(v1CrawlErrors)
+  .add(v1CrawlErrorsByDelete)
+  .add(HttpApiEndpoint.post("v1BatchScrape", "/v1/batch/scrape"))
+  .add(v1BatchStatus)
+  .add(v1BatchCancel)
+  .add(v1BatchErrors)
+  .add(v1BatchErrorsByDelete)
+  .add(HttpApiEndpoint.post("v1Search", "/v1/search"))
+  .add(HttpApiEndpoint.post("v1Extract", "/v1/extract"))
+  .add(HttpApiEndpoint.get("v1ExtractStatus", "/v1/extract/:id").setPath(JobId))
+  .middleware(Authorization)
+  .annotate(OpenApi.Exclude, true)
+
 export const HealthResponse = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
@@ -1016,6 +1054,7 @@ export class WebdataApi extends HttpApi.make("webdata")
   .add(adminGroup)
   .add(interactGroup)
   .add(publicGroup)
+  .add(v1Group)
   .annotate(OpenApi.Title, "webdata API")
   .annotate(OpenApi.Version, "2.0.0")
   .annotate(

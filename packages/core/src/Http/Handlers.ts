@@ -30,6 +30,7 @@ import { respond } from "./Respond.js"
 import { ServerConfig } from "./ServerConfig.js"
 import { TeamHandlers } from "./TeamHandlers.js"
 import { readUpload } from "./Upload.js"
+import { V1Handlers } from "./V1Handlers.js"
 
 const decodeScrapeRequest = decodeStrict(ScrapeRequest)
 
@@ -150,4 +151,5 @@ export const layer = Layer.mergeAll(
   PublicHandlers,
   ProbeHandlers,
   MetricsHandlers,
+  V1Handlers,
 )

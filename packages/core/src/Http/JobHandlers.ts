@@ -3,7 +3,7 @@
  * Firecrawl v2's, including its quirks (cancel and errors answer without `success`).
  */
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { type Context, Effect } from "effect"
 import { BatchScrape } from "../BatchScrape.js"
 import { Crawl } from "../Crawl.js"
 import { ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
@@ -14,6 +14,7 @@ import { JobControl, reportedTotal, type StatusPage } from "../Jobs/JobControl.j
 import type { Job, JobKind } from "../Jobs/JobStore.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
+import { confirmJobSlot } from "./JobSlot.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
@@ -45,7 +46,7 @@ const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The status answer of a job but its documents. */
-const statusHead = (job: Job, next: string | undefined) => ({
+export const statusHead = (job: Job, next: string | undefined) => ({
   success: true as const,
   status: job.status,
   completed: job.completed,
@@ -83,6 +84,21 @@ const activeEntry = (job: Job) => {
   }
 }
 
+/** A page of the documents of job `id` of the caller (`Caller` in context), from `skip` on. */
+export const statusPage = (kind: JobKind, id: string, skip = 0, limit?: number) =>
+  Effect.gen(function* () {
+    const control = yield* JobControl
+    const owner = yield* callerOwner
+    return yield* control.status(kind, yield* checkJobId(id), owner, {
+      skip: Math.max(0, Math.trunc(skip)),
+      ...(limit !== undefined ? { limit } : {}),
+    })
+  })
+
+/** The absolute URL of a status page that starts at `nextSkip`, under `path` (`/v2/crawl`). */
+export const nextPageUrl = (base: string, path: string, id: string, nextSkip: number, limit?: number): string =>
+  `${base}${path}/${id}?skip=${nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
+
 /**
  * The status answer of job `id` of the caller (`Caller` in context): a page of its documents, with the absolute URL
  * of the next (`base` is this API's public URL, read only when there is a next page).
@@ -90,21 +106,22 @@ const activeEntry = (job: Job) => {
 export const jobStatus = (kind: JobKind, id: string, base: () => string, skip = 0, limit?: number) =>
   respond(
     Effect.gen(function* () {
-      const control = yield* JobControl
-      const owner = yield* callerOwner
-      const page = yield* control.status(kind, yield* checkJobId(id), owner, {
-        skip: Math.max(0, Math.trunc(skip)),
-        ...(limit !== undefined ? { limit } : {}),
-      })
-      const next =
-        page.nextSkip === undefined
-          ? undefined
-          : `${base()}${pathOf(kind)}/${id}?skip=${page.nextSkip}${limit !== undefined ? `&limit=${limit}` : ""}`
+      const page = yield* statusPage(kind, id, skip, limit)
+      const next = page.nextSkip === undefined ? undefined : nextPageUrl(base(), pathOf(kind), id, page.nextSkip, limit)
       return HttpServerResponse.text(statusJson(page, next), { contentType: "application/json" })
     }),
   )
 
-const jobHandlers = (kind: JobKind) =>
+/** The running crawls of the caller, as `/v2/crawl/active` answers them. */
+export const activeCrawls = respond(
+  Effect.gen(function* () {
+    const jobs = yield* (yield* JobControl).active("crawl", yield* callerOwner)
+    return { success: true as const, crawls: jobs.map(activeEntry) }
+  }),
+)
+
+/** Status, cancel and errors of jobs of `kind`, as the v2 routes answer them. */
+export const jobHandlers = (kind: JobKind) =>
   Effect.gen(function* () {
     const control = yield* JobControl
     const status = (request: HttpServerRequest.HttpServerRequest, id: string, skip?: number, limit?: number) =>
@@ -146,30 +163,42 @@ const jobHandlers = (kind: JobKind) =>
 
 const decodePreview = decodeStrict(ParamsPreviewRequest)
 
+/** Starts a crawl of the caller from a v2 crawl body. */
+export const startCrawl = (crawl: Context.Tag.Service<Crawl>, body: unknown) =>
+  Effect.gen(function* () {
+    const started = yield* crawl.start(body, yield* callerOwner, yield* callerMayIgnoreRobots)
+    yield* confirmJobSlot(started.job.id)
+    return started
+  })
+
+/** Starts a batch scrape of the caller from a v2 batch body. */
+export const startBatch = (batch: Context.Tag.Service<BatchScrape>, body: unknown) =>
+  Effect.gen(function* () {
+    const started = yield* batch.start(body, yield* callerOwner)
+    yield* confirmJobSlot(started.job.id)
+    return started
+  })
+
+/** The answer to a started job: its id and the absolute URL of its status under `path` (`/v2/crawl`). */
+export const startedAnswer = (request: HttpServerRequest.HttpServerRequest, path: string, job: Job) => ({
+  success: true as const,
+  id: job.id,
+  url: `${publicBase(request)}${path}/${job.id}`,
+})
+
 export const CrawlHandlers = HttpApiBuilder.group(WebdataApi, "crawl", (handlers) =>
   Effect.gen(function* () {
     const crawl = yield* Crawl
     const control = yield* JobControl
     const job = yield* jobHandlers("crawl")
-    const active = respond(
-      Effect.gen(function* () {
-        const jobs = yield* control.active("crawl", yield* callerOwner)
-        return { success: true as const, crawls: jobs.map(activeEntry) }
-      }),
-    )
+    const active = Effect.provideService(activeCrawls, JobControl, control)
     return handlers
       .handleRaw("crawl", ({ request }) =>
         respond(
           Effect.gen(function* () {
-            const started = yield* crawl.start(
-              yield* readJsonBody(request),
-              yield* callerOwner,
-              yield* callerMayIgnoreRobots,
-            )
+            const started = yield* startCrawl(crawl, yield* readJsonBody(request))
             return {
-              success: true as const,
-              id: started.job.id,
-              url: `${publicBase(request)}/v2/crawl/${started.job.id}`,
+              ...startedAnswer(request, "/v2/crawl", started.job),
               ...started.prompt,
               ...(started.warning !== undefined ? { warning: started.warning } : {}),
             }
@@ -205,11 +234,9 @@ export const BatchHandlers = HttpApiBuilder.group(WebdataApi, "batch", (handlers
       .handleRaw("batchScrape", ({ request }) =>
         respond(
           Effect.gen(function* () {
-            const started = yield* batch.start(yield* readJsonBody(request), yield* callerOwner)
+            const started = yield* startBatch(batch, yield* readJsonBody(request))
             return {
-              success: true as const,
-              id: started.job.id,
-              url: `${publicBase(request)}/v2/batch/scrape/${started.job.id}`,
+              ...startedAnswer(request, "/v2/batch/scrape", started.job),
               ...(started.invalidURLs !== undefined ? { invalidURLs: started.invalidURLs } : {}),
             }
           }),

@@ -4,12 +4,13 @@ import { Effect } from "effect"
 import type { EngineError } from "../Errors.js"
 import type { StoreError } from "../Jobs/JobStore.js"
 import * as RequestLog from "../Observability/RequestLog.js"
-import { errorResponse } from "./ErrorResponse.js"
+import type { QuotaExceeded } from "../Tenants/Quotas.js"
+import { errorResponse, quotaResponse } from "./ErrorResponse.js"
 
 const isStarted = (body: unknown): body is { readonly id: string } =>
   typeof body === "object" && body !== null && "id" in body && typeof body.id === "string"
 
-export const respond = <E extends EngineError | StoreError, R>(
+export const respond = <E extends EngineError | StoreError | QuotaExceeded, R>(
   effect: Effect.Effect<unknown, E, R>,
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
   effect.pipe(
@@ -20,6 +21,6 @@ export const respond = <E extends EngineError | StoreError, R>(
       error._tag === "StoreError"
         ? // The store failing is the server's problem: logged with an id like any defect, the details not shown.
           Effect.die(error)
-        : Effect.succeed(errorResponse(error)),
+        : Effect.succeed(error._tag === "QuotaExceeded" ? quotaResponse(error) : errorResponse(error)),
     ),
   )

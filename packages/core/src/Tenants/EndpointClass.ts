@@ -11,6 +11,13 @@ const byPrefix: ReadonlyArray<readonly [string, EndpointClass]> = [
   ["/v2/map", "map"],
   ["/v2/search", "search"],
   ["/v2/extract", "extract"],
+  // Firecrawl's v1 routes run the same services.
+  ["/v1/batch/scrape", "batch"],
+  ["/v1/scrape", "scrape"],
+  ["/v1/crawl", "crawl"],
+  ["/v1/map", "map"],
+  ["/v1/search", "search"],
+  ["/v1/extract", "extract"],
   ["/v2/agent", "agent"],
   ["/v2/parse", "parse"],
   ["/v2/interact", "interact"],

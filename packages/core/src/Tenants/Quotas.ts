@@ -35,6 +35,13 @@ export interface QuotasShape {
     endpoint: EndpointClass,
     now: number,
   ) => Effect.Effect<void, QuotaExceeded | StoreError>
+  /**
+   * The `jobs` limit's second count, once a request admitted by the first has made its job `jobId`: two requests at
+   * once may both pass the first. The owner's jobs in progress are counted again, this one included; past the limit,
+   * it is cancelled and the request refused as the first count would have. Of requests that raced, the one whose job
+   * was made last sees every other, so the limit holds; at worst each is refused, and its caller tries again.
+   */
+  readonly confirmJob: (owner: Owner, limits: Limits, jobId: string) => Effect.Effect<void, QuotaExceeded | StoreError>
 }
 
 export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasShape>() {}
@@ -80,16 +87,22 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
       if (limit !== undefined) yield* countRequest(store, `rate:${owner ?? "-"}:${endpoint}`, limit, now)
     })
 
+    /** Refused when `limit` of the owner's jobs are in progress besides the `own` one just made (0 or 1). */
+    const inProgress = (owner: Owner, limit: number, own: number) =>
+      Effect.flatMap(store.listJobs({ owner, status: "scraping" }), (running) =>
+        running.length - own >= limit
+          ? Effect.fail(
+              new QuotaExceeded({
+                reason: "Jobs",
+                retryAfter: BUSY_RETRY_SECONDS,
+                message: `Concurrency limit reached: ${running.length - own} of ${limit} jobs in progress. Wait for one to finish or cancel one.`,
+              }),
+            )
+          : Effect.void,
+      )
+
     const jobs = Effect.fn("Quotas.jobs")(function* (owner: Owner, limits: Limits, now: number) {
-      if (limits.jobs !== undefined) {
-        const running = yield* store.listJobs({ owner, status: "scraping" })
-        if (running.length >= limits.jobs)
-          return yield* new QuotaExceeded({
-            reason: "Jobs",
-            retryAfter: BUSY_RETRY_SECONDS,
-            message: `Concurrency limit reached: ${running.length} of ${limits.jobs} jobs in progress. Wait for one to finish or cancel one.`,
-          })
-      }
+      if (limits.jobs !== undefined) yield* inProgress(owner, limits.jobs, 0)
       if (limits.queue !== undefined) {
         const { due } = yield* store.pendingWork(now)
         if (due >= limits.queue)
@@ -111,7 +124,17 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
         })
     })
 
+    const confirmJob = Effect.fn("Quotas.confirmJob")(function* (owner: Owner, limits: Limits, jobId: string) {
+      if (limits.jobs === undefined) return
+      yield* inProgress(owner, limits.jobs, 1).pipe(
+        Effect.tapError((refusal) =>
+          refusal._tag === "QuotaExceeded" ? store.cancelJob(jobId, Date.now()) : Effect.void,
+        ),
+      )
+    })
+
     return {
+      confirmJob,
       admit: (owner, limits, endpoint, now) =>
         // A status poll of a key without a status limit, most requests of a busy server: nothing to check.
         endpoint === "status" && limits.rates.status === undefined

@@ -17,6 +17,7 @@ import { listenOnLoopback } from "../support/loopback.js"
 
 const KEY_A = "key-a-0123456789abcdef"
 const KEY_B = "key-b-0123456789abcdef"
+const KEY_C = "key-c-0123456789abcdef"
 const ADMIN = "admin-0123456789abcdef"
 
 const limitsOf = (text: string) => Either.getOrThrow(parseLimits(text))
@@ -156,6 +157,7 @@ describe("limits", () => {
     keys: [
       entryOf(KEY_A, "tight", "file", limitsOf("status=2/s,jobs=1")),
       entryOf(KEY_B, "roomy", "file", NO_LIMITS, ["ignoreRobotsTxt"]),
+      entryOf(KEY_C, "racing", "file", limitsOf("jobs=2")),
     ],
     limits: limitsOf("status=50/min"),
   })
@@ -220,6 +222,21 @@ describe("limits", () => {
     expect((await call("POST", "/v2/crawl", KEY_B, { url: `${site.url}/` })).status).toBe(200)
     expect((await call("DELETE", `/v2/crawl/${first.body.id}`, KEY_A)).status).toBe(200)
     expect((await call("POST", "/v2/batch/scrape", KEY_A, { urls: [`${site.url}/article`] })).status).toBe(200)
+  })
+
+  it("holds the jobs limit against requests that arrive at once", async () => {
+    // No worker runs here: every job made stays in progress.
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => call("POST", "/v2/batch/scrape", KEY_C, { urls: [`${site.url}/page-${i}`] })),
+    )
+    const accepted = answers.filter((answer) => answer.status === 200)
+    expect(accepted.length).toBeGreaterThanOrEqual(1)
+    expect(accepted.length).toBeLessThanOrEqual(2)
+    for (const answer of answers.filter((answer) => answer.status !== 200))
+      expect(answer).toMatchObject({ status: 429, retryAfter: "10", body: { code: "CONCURRENCY_LIMIT_EXCEEDED" } })
+    // A refused request left no job in progress behind it: the accepted ones fill the limit, or leave room for one.
+    const next = await call("POST", "/v2/batch/scrape", KEY_C, { urls: [`${site.url}/next`] })
+    expect(next.status).toBe(accepted.length === 2 ? 429 : 200)
   })
 })
 
