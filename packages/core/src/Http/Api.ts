@@ -872,6 +872,21 @@ const teamGroup = HttpApiGroup.make("team")
       )
       .annotate(OpenApi.Summary, "The key's pages waiting and in progress"),
   )
+  // Firecrawl's v1 paths of the same answers, for its v1 clients; out of the v2 document.
+  .add(HttpApiEndpoint.get("v1CreditUsage", "/v1/team/credit-usage").annotate(OpenApi.Exclude, true))
+  .add(
+    HttpApiEndpoint.get("v1CreditUsageHistorical", "/v1/team/credit-usage/historical")
+      .setUrlParams(UsageQuery)
+      .annotate(OpenApi.Exclude, true),
+  )
+  .add(HttpApiEndpoint.get("v1TokenUsage", "/v1/team/token-usage").annotate(OpenApi.Exclude, true))
+  .add(
+    HttpApiEndpoint.get("v1TokenUsageHistorical", "/v1/team/token-usage/historical")
+      .setUrlParams(UsageQuery)
+      .annotate(OpenApi.Exclude, true),
+  )
+  .add(HttpApiEndpoint.get("v1QueueStatus", "/v1/team/queue-status").annotate(OpenApi.Exclude, true))
+  .add(HttpApiEndpoint.get("v1ConcurrencyCheck", "/v1/concurrency-check").annotate(OpenApi.Exclude, true))
   .add(
     HttpApiEndpoint.get("concurrencyCheck", "/v2/concurrency-check")
       .addSuccess(

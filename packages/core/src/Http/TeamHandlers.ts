@@ -56,79 +56,92 @@ export const TeamHandlers = HttpApiBuilder.group(WebdataApi, "team", (handlers) 
 
     const inProgress = Effect.flatMap(Caller, ({ owner }) => store.listJobs({ owner, status: "scraping" }))
 
-    return handlers
-      .handleRaw("creditUsage", () =>
-        respond(
-          Effect.map(thisMonth, ({ used, plan, period }) => ({
-            success: true as const,
-            data: {
-              remainingCredits: plan === undefined ? UNLIMITED : Math.max(0, plan - used.credits),
-              planCredits: plan ?? UNLIMITED,
-              creditsUsed: used.credits,
-              ...period,
-            },
-          })),
-        ),
-      )
-      .handleRaw("tokenUsage", () =>
-        respond(
-          Effect.map(thisMonth, ({ used, period }) => ({
-            success: true as const,
-            data: { remainingTokens: UNLIMITED, planTokens: UNLIMITED, tokensUsed: used.tokens, ...period },
-          })),
-        ),
-      )
-      .handleRaw("creditUsageHistorical", ({ urlParams }) =>
-        respond(
-          Effect.map(history(urlParams.byApiKey), (periods) => ({
-            success: true as const,
-            periods: periods.map(({ tokens: _, credits, ...period }) => ({ ...period, creditsUsed: credits })),
-          })),
-        ),
-      )
-      .handleRaw("tokenUsageHistorical", ({ urlParams }) =>
-        respond(
-          Effect.map(history(urlParams.byApiKey), (periods) => ({
-            success: true as const,
-            periods: periods.map(({ credits: _, tokens, ...period }) => ({ ...period, tokensUsed: tokens })),
-          })),
-        ),
-      )
-      .handleRaw("queueStatus", () =>
-        respond(
-          Effect.gen(function* () {
-            const { owner, key } = yield* Caller
-            const running = yield* inProgress
-            const waiting = running.reduce((sum, job) => sum + Math.max(0, job.total - job.completed - job.failed), 0)
-            // Pages in progress are bounded by what the workers run at once for the key: its jobs' concurrency.
-            const maxConcurrency = keys.limitsOf(key).jobs ?? Worker.defaults.concurrency
-            const active = Math.min(waiting, maxConcurrency)
-            const since = Date.now() - DAY_MS
-            const finished = yield* store.listJobs({ owner, status: "completed" })
-            const latest = finished.reduce((best, job) => Math.max(best, job.completedAt ?? 0), 0)
-            return {
-              success: true as const,
-              jobsInQueue: waiting,
-              activeJobsInQueue: active,
-              waitingJobsInQueue: waiting - active,
-              maxConcurrency,
-              mostRecentSuccess: latest > since ? iso(latest) : null,
-            }
-          }),
-        ),
-      )
-      .handleRaw("concurrencyCheck", () =>
-        respond(
-          Effect.gen(function* () {
-            const { key } = yield* Caller
-            const running = yield* inProgress
-            return {
-              success: true as const,
-              concurrency: running.length,
-              maxConcurrency: keys.limitsOf(key).jobs ?? UNLIMITED,
-            }
-          }),
-        ),
-      )
+    const creditUsage = Effect.map(thisMonth, ({ used, plan, period }) => ({
+      success: true as const,
+      data: {
+        remainingCredits: plan === undefined ? UNLIMITED : Math.max(0, plan - used.credits),
+        planCredits: plan ?? UNLIMITED,
+        creditsUsed: used.credits,
+        ...period,
+      },
+    }))
+
+    const tokenUsage = Effect.map(thisMonth, ({ used, period }) => ({
+      success: true as const,
+      data: { remainingTokens: UNLIMITED, planTokens: UNLIMITED, tokensUsed: used.tokens, ...period },
+    }))
+
+    const creditHistory = (byApiKey: string | undefined) =>
+      Effect.map(history(byApiKey), (periods) => ({
+        success: true as const,
+        periods: periods.map(({ tokens: _, credits, ...period }) => ({ ...period, creditsUsed: credits })),
+      }))
+
+    const tokenHistory = (byApiKey: string | undefined) =>
+      Effect.map(history(byApiKey), (periods) => ({
+        success: true as const,
+        periods: periods.map(({ credits: _, tokens, ...period }) => ({ ...period, tokensUsed: tokens })),
+      }))
+
+    const queueStatus = Effect.gen(function* () {
+      const { owner, key } = yield* Caller
+      const running = yield* inProgress
+      const waiting = running.reduce((sum, job) => sum + Math.max(0, job.total - job.completed - job.failed), 0)
+      // Pages in progress are bounded by what the workers run at once for the key: its jobs' concurrency.
+      const maxConcurrency = keys.limitsOf(key).jobs ?? Worker.defaults.concurrency
+      const active = Math.min(waiting, maxConcurrency)
+      const since = Date.now() - DAY_MS
+      const finished = yield* store.listJobs({ owner, status: "completed" })
+      const latest = finished.reduce((best, job) => Math.max(best, job.completedAt ?? 0), 0)
+      return {
+        success: true as const,
+        jobsInQueue: waiting,
+        activeJobsInQueue: active,
+        waitingJobsInQueue: waiting - active,
+        maxConcurrency,
+        mostRecentSuccess: latest > since ? iso(latest) : null,
+      }
+    })
+
+    const concurrencyCheck = Effect.gen(function* () {
+      const { key } = yield* Caller
+      const running = yield* inProgress
+      return {
+        success: true as const,
+        concurrency: running.length,
+        maxConcurrency: keys.limitsOf(key).jobs ?? UNLIMITED,
+      }
+    })
+
+    return (
+      handlers
+        .handleRaw("creditUsage", () => respond(creditUsage))
+        .handleRaw("creditUsageHistorical", ({ urlParams }) => respond(creditHistory(urlParams.byApiKey)))
+        .handleRaw("tokenUsage", () => respond(tokenUsage))
+        .handleRaw("tokenUsageHistorical", ({ urlParams }) => respond(tokenHistory(urlParams.byApiKey)))
+        .handleRaw("queueStatus", () => respond(queueStatus))
+        .handleRaw("concurrencyCheck", () => respond(concurrencyCheck))
+        // v1 clients read the same answers; the oldest read the remainder in snake case.
+        .handleRaw("v1CreditUsage", () =>
+          respond(
+            Effect.map(creditUsage, (body) => ({
+              ...body,
+              data: { ...body.data, remaining_credits: body.data.remainingCredits },
+            })),
+          ),
+        )
+        .handleRaw("v1CreditUsageHistorical", ({ urlParams }) => respond(creditHistory(urlParams.byApiKey)))
+        .handleRaw("v1TokenUsage", () =>
+          respond(
+            Effect.map(tokenUsage, (body) => ({
+              ...body,
+              data: { ...body.data, remaining_tokens: body.data.remainingTokens },
+            })),
+          ),
+        )
+        .handleRaw("v1TokenUsageHistorical", ({ urlParams }) => respond(tokenHistory(urlParams.byApiKey)))
+        .handleRaw("v1QueueStatus", () => respond(queueStatus))
+        .handleRaw("v1ConcurrencyCheck", () => respond(concurrencyCheck))
+    )
   }),
 )

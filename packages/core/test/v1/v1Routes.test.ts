@@ -252,7 +252,7 @@ describe("v1 routes under the key's owner, limits and usage", () => {
   let disposeLimited: () => Promise<void>
 
   beforeAll(async () => {
-    const limits = Either.getOrThrow(parseLimits("scrape=2/min,jobs=1"))
+    const limits = Either.getOrThrow(parseLimits("scrape=2/min,jobs=1,credits=100"))
     // No worker: every job made stays in progress, so the jobs limit stays reached.
     const web = makeWebHandler(
       Layer.merge(
@@ -314,6 +314,27 @@ describe("v1 routes under the key's owner, limits and usage", () => {
     })
     expect(await cancelled.json()).toEqual({ status: "cancelled" })
     expect((await post("/v1/batch/scrape", { urls: [`${site.url}/docs`] }, TIGHT, limited.url)).status).toBe(200)
+  })
+
+  it("answers the usage routes at their v1 paths, through the SDK's v1 client too", async () => {
+    const client = new Firecrawl({ apiKey: TIGHT, apiUrl: limited.url }).v1
+    const v2 = (await get("/v2/team/credit-usage", TIGHT, limited.url)).body.data as Record<string, number>
+    expect(v2.creditsUsed).toBeGreaterThan(0)
+    const credits = (await client.getCreditUsage()) as { success: boolean; data: Record<string, unknown> }
+    expect(credits).toEqual({
+      success: true,
+      data: { ...v2, remaining_credits: 100 - (v2.creditsUsed ?? 0) },
+    })
+    const tokens = (await client.getTokenUsage()) as { data: Record<string, unknown> }
+    expect(tokens.data).toMatchObject({ tokensUsed: 0, remaining_tokens: tokens.data.remainingTokens })
+    for (const path of ["/team/credit-usage/historical", "/team/token-usage/historical", "/concurrency-check"])
+      expect((await get(`/v1${path}`, TIGHT, limited.url)).body).toEqual(
+        (await get(`/v2${path}`, TIGHT, limited.url)).body,
+      )
+    expect((await get("/v1/team/queue-status", OTHER, limited.url)).body).toMatchObject({
+      success: true,
+      jobsInQueue: 0,
+    })
   })
 
   it("answers a method the v1 route does not offer with 405", async () => {
