@@ -1,6 +1,6 @@
 /**
  * The WebSockets `<prefix>/v2/crawl/{id}` and `<prefix>/v2/batch/scrape/{id}` that the Firecrawl SDK's `watcher()`
- * opens, on a node HTTP server. Express never sees upgrade requests, so this listens to the server's `upgrade` event
+ * opens (and v1's `<prefix>/v1/crawl/{id}`), on a node HTTP server. Express never sees upgrade requests, so this listens to the server's `upgrade` event
  * and runs the core's job watch over the same services as the REST API.
  */
 import type { IncomingMessage, Server } from "node:http"
@@ -31,6 +31,7 @@ export interface CrawlWatcher {
 const routes: ReadonlyArray<readonly [string, CrawlWatch.WatchedKind]> = [
   ["/v2/crawl/", "crawl"],
   ["/v2/batch/scrape/", "batch"],
+  ["/v1/crawl/", "v1"],
 ]
 
 /** The job an upgrade URL under `prefix` watches, or undefined for any other path. */

@@ -129,6 +129,27 @@ describe("watcher() of the Firecrawl SDK", () => {
     expect(recorded[1]?.protocol).toBe("test-key")
     expect(recorded[1]?.messages[0]?.type).toBe("catchup")
   })
+
+  it("watches a crawl and a batch scrape at v1's crawl route with the SDK's v1 client", async () => {
+    const v1 = client.v1
+    const watchAll = async (watcher: EventTarget) => {
+      const documents: Array<Document> = []
+      watcher.addEventListener("document", (event) => documents.push((event as CustomEvent<Document>).detail))
+      const ended = await new Promise<{ status: string }>((resolve) => {
+        for (const type of ["done", "error"])
+          watcher.addEventListener(type, (event) => resolve((event as CustomEvent<{ status: string }>).detail))
+      })
+      return { status: ended.status, paths: [...new Set(documents.map(pathOf))].sort() }
+    }
+    const crawl = await watchAll(await v1.crawlUrlAndWatch(site.url, { limit: 4, ignoreSitemap: true }))
+    expect(crawl.status).toBe("completed")
+    expect(crawl.paths).toHaveLength(4)
+    const batch = await watchAll(await v1.batchScrapeUrlsAndWatch([`${site.url}/p/3`, `${site.url}/p/4`], {}))
+    expect(batch).toEqual({ status: "completed", paths: ["/p/3", "/p/4"] })
+    const sockets = recorded.slice(-2)
+    expect(sockets.map((socket) => socket.protocol)).toEqual(["test-key", "test-key"])
+    expect(sockets.map((socket) => socket.messages[0]?.type)).toEqual(["catchup", "catchup"])
+  })
 })
 
 describe("the crawl WebSocket", () => {

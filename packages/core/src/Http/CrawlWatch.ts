@@ -12,6 +12,9 @@
  * ended, whatever the ending (the SDK then reads the final status over HTTP and reports it). Failures before the
  * catchup close at once: `1008 Invalid job ID`, `3000` for the API key, `1008` for an unknown or another key's crawl,
  * `1011` for a server error; their reasons are `{"type":"error","error":…}` like Firecrawl's.
+ *
+ * Firecrawl's v1 route `/v1/crawl/{id}` (the v1 SDK's `crawlUrlAndWatch`, for batch scrapes too: v1 ran them as
+ * crawls) speaks the same protocol with v1's status and documents (`V1/`).
  */
 import { Cause, Effect, Stream } from "effect"
 import type { Document } from "../Domain/Document.js"
@@ -19,9 +22,11 @@ import { RequestError } from "../Errors.js"
 import { isTerminal, JobControl } from "../Jobs/JobControl.js"
 import type { Job, JobKind } from "../Jobs/JobStore.js"
 import type { KeyRing } from "../Tenants/KeyRing.js"
+import { toV1Status } from "../V1/JobStatus.js"
+import { toV1Document } from "../V1/ScrapeOptions.js"
 import { Unauthorized } from "./Api.js"
 import { identify } from "./Auth.js"
-import { checkJobId, statusBody } from "./JobHandlers.js"
+import { checkJobId, statusBody, statusHead } from "./JobHandlers.js"
 
 export type WatchEvent =
   | { readonly _tag: "Message"; readonly text: string }
@@ -59,11 +64,24 @@ export const offeredToken = (headers: {
   return headers.protocols?.split(",")[0]?.trim() || undefined
 }
 
-/** The jobs that can be watched. */
-export type WatchedKind = Extract<JobKind, "crawl" | "batch">
+/** The jobs that can be watched, and `v1`: v1's crawl route, for a crawl or a batch scrape. */
+export type WatchedKind = Extract<JobKind, "crawl" | "batch"> | "v1"
+
+/** A v1 watch's job: a crawl, else a batch scrape with that id. */
+const catchUpV1 = (id: string, owner: string | null) =>
+  catchUp("crawl", id, owner).pipe(
+    Effect.catchIf(
+      (error) => error instanceof RequestError && error.reason === "NotFound",
+      () => catchUp("batch", id, owner),
+    ),
+  )
 
 /** The job and every document it holds now, read page by page. */
-const catchUp = Effect.fn("CrawlWatch.catchUp")(function* (kind: WatchedKind, id: string, owner: string | null) {
+const catchUp = Effect.fn("CrawlWatch.catchUp")(function* (
+  kind: Exclude<WatchedKind, "v1">,
+  id: string,
+  owner: string | null,
+) {
   const control = yield* JobControl
   const documents: Array<Document> = []
   let page = yield* control.status(kind, id, owner, { skip: 0, limit: CATCHUP_PAGE })
@@ -87,12 +105,16 @@ export const watch = (
       // Firecrawl checks the id before the key.
       yield* checkJobId(id)
       const { owner } = yield* identify(token ?? "")
-      const { job, documents } = yield* catchUp(kind, id, owner)
-      const catchup = Stream.make(message({ type: "catchup", data: statusBody(job, documents, undefined) }))
+      const v1 = kind === "v1"
+      const { job, documents } = yield* v1 ? catchUpV1(id, owner) : catchUp(kind, id, owner)
+      const status = v1 ? toV1Status(statusHead(job, undefined), documents) : statusBody(job, documents, undefined)
+      const catchup = Stream.make(message({ type: "catchup", data: status }))
       if (isTerminal(job)) return Stream.concat(catchup, Stream.make(done))
       const following = control
         .documents(id, documents.length)
-        .pipe(Stream.map((document) => message({ type: "document", data: document })))
+        .pipe(
+          Stream.map((document) => message({ type: "document", data: v1 ? toV1Document(document, "both") : document })),
+        )
       return Stream.concat(Stream.concat(catchup, following), Stream.make(done))
     }),
   ).pipe(

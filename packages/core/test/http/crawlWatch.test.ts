@@ -24,7 +24,7 @@ const task = (path: string): NewTask => ({ url: `http://site.test${path}`, key: 
 const doc = (path: string) => ({ markdown: `# ${path}`, metadata: { sourceURL: `http://site.test${path}` } })
 
 /** A crawl (or batch) of `paths` owned by `key`'s owner. */
-const newCrawl = (key: string, paths: ReadonlyArray<string>, kind: WatchedKind = "crawl") =>
+const newCrawl = (key: string, paths: ReadonlyArray<string>, kind: "crawl" | "batch" = "crawl") =>
   Effect.flatMap(JobStore, (store) =>
     store.createJob(
       {
@@ -91,6 +91,32 @@ describe("the crawl watcher", () => {
       { type: "document", data: doc("/b") },
     ])
     expect(events[3]).toEqual(done)
+  })
+
+  it("speaks v1 at v1's crawl route, for a crawl and for a batch scrape, and refuses another key's job", async () => {
+    const [crawl, batch, other] = await run(
+      Effect.gen(function* () {
+        const crawlJob = yield* newCrawl("k1", ["/", "/a"])
+        yield* finishNext
+        const watching = yield* Effect.fork(collect(crawlJob.id, "k1", "v1"))
+        yield* Effect.sleep("100 millis")
+        yield* finishNext
+        const crawlEvents = yield* Fiber.join(watching)
+        const batchJob = yield* newCrawl("k1", ["/b"], "batch")
+        yield* finishNext
+        return [crawlEvents, yield* collect(batchJob.id, "k1", "v1"), yield* collect(batchJob.id, "k2", "v1")]
+      }),
+    )
+    const catchup = parse(crawl[0])
+    expect(catchup).toMatchObject({ type: "catchup", data: { success: true, status: "scraping", completed: 1 } })
+    // v1's status has no timing fields; its documents are v1's (the structured answer under `extract` too).
+    expect(catchup.data).not.toHaveProperty("createdAt")
+    expect(catchup.data.data).toEqual([doc("/")])
+    expect(parse(crawl[1])).toEqual({ type: "document", data: doc("/a") })
+    expect(crawl[2]).toEqual(done)
+    expect(parse(batch[0])).toMatchObject({ type: "catchup", data: { status: "completed", data: [doc("/b")] } })
+    expect(batch[1]).toEqual(done)
+    expect(other).toEqual([{ _tag: "Close", code: 1008, reason: '{"type":"error","error":"Job not found"}' }])
   })
 
   it("closes right after the catchup for a crawl that has ended (cancelled included)", async () => {
