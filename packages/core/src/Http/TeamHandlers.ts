@@ -18,6 +18,13 @@ const DAY_MS = 86_400_000
 
 const iso = (epoch: number) => new Date(epoch).toISOString()
 
+/** A month's usage answer with its remainder also under v1's snake-case name, which the oldest v1 clients read. */
+const withV1Remainder = <D extends Record<string, unknown>, B extends { readonly data: D }>(
+  body: B,
+  v1Name: string,
+  field: keyof D,
+) => ({ ...body, data: { ...body.data, [v1Name]: body.data[field] } })
+
 export const TeamHandlers = HttpApiBuilder.group(WebdataApi, "team", (handlers) =>
   Effect.gen(function* () {
     const usage = yield* Usage
@@ -121,23 +128,13 @@ export const TeamHandlers = HttpApiBuilder.group(WebdataApi, "team", (handlers) 
         .handleRaw("tokenUsageHistorical", ({ urlParams }) => respond(tokenHistory(urlParams.byApiKey)))
         .handleRaw("queueStatus", () => respond(queueStatus))
         .handleRaw("concurrencyCheck", () => respond(concurrencyCheck))
-        // v1 clients read the same answers; the oldest read the remainder in snake case.
+        // v1 clients read the same answers.
         .handleRaw("v1CreditUsage", () =>
-          respond(
-            Effect.map(creditUsage, (body) => ({
-              ...body,
-              data: { ...body.data, remaining_credits: body.data.remainingCredits },
-            })),
-          ),
+          respond(Effect.map(creditUsage, (body) => withV1Remainder(body, "remaining_credits", "remainingCredits"))),
         )
         .handleRaw("v1CreditUsageHistorical", ({ urlParams }) => respond(creditHistory(urlParams.byApiKey)))
         .handleRaw("v1TokenUsage", () =>
-          respond(
-            Effect.map(tokenUsage, (body) => ({
-              ...body,
-              data: { ...body.data, remaining_tokens: body.data.remainingTokens },
-            })),
-          ),
+          respond(Effect.map(tokenUsage, (body) => withV1Remainder(body, "remaining_tokens", "remainingTokens"))),
         )
         .handleRaw("v1TokenUsageHistorical", ({ urlParams }) => respond(tokenHistory(urlParams.byApiKey)))
         .handleRaw("v1QueueStatus", () => respond(queueStatus))
