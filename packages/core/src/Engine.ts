@@ -40,6 +40,7 @@ import * as WorkSignal from "./Jobs/WorkSignal.js"
 import type { Llm } from "./Llm/Llm.js"
 import * as LlmConfig from "./Llm/LlmConfig.js"
 import * as LlmUsage from "./Llm/LlmUsage.js"
+import * as LlmsTxtModule from "./LlmsTxt.js"
 import type { MapService } from "./Map.js"
 import * as MapModule from "./Map.js"
 import * as CheckSteps from "./Monitor/CheckSteps.js"
@@ -154,6 +155,7 @@ export type EngineServices =
   | Crawl
   | BatchScrape
   | Extract
+  | LlmsTxtModule.LlmsTxt
   | Agent
   | MonitorModule.Monitor
   | MonitorChecks.MonitorChecks
@@ -223,9 +225,13 @@ const assemble = (parts: Parts): Layer.Layer<EngineServices> => {
     Layer.provide(Layer.mergeAll(RobotsCache.layer, AgentSteps.layer, CheckSteps.layer)),
     Layer.provideMerge(checks),
   )
-  const jobs = Layer.mergeAll(ExtractModule.layer, AgentModule.layer, SearchModule.layer, MonitorModule.layer).pipe(
-    Layer.provideMerge(JobControl.layer),
-  )
+  const jobs = Layer.mergeAll(
+    ExtractModule.layer,
+    LlmsTxtModule.layer,
+    AgentModule.layer,
+    SearchModule.layer,
+    MonitorModule.layer,
+  ).pipe(Layer.provideMerge(JobControl.layer))
   const services = Layer.mergeAll(
     CrawlModule.layer,
     BatchScrapeModule.layer,

@@ -13,6 +13,7 @@ export { CrawlRequest } from "./Domain/CrawlRequest.js"
 export * as Decode from "./Domain/Decode.js"
 export type { ActionResults, Document } from "./Domain/Document.js"
 export { ExtractRequest } from "./Domain/ExtractRequest.js"
+export { LlmsTxtRequest } from "./Domain/LlmsTxtRequest.js"
 export { decodeMapRequest } from "./Domain/MapRequest.js"
 export { MonitorCreateRequest, MonitorUpdateRequest } from "./Domain/MonitorRequest.js"
 export {
@@ -34,6 +35,7 @@ export * as JobControl from "./Jobs/JobControl.js"
 export type { JobStatus } from "./Jobs/JobStore.js"
 export * from "./Llm/Llm.js"
 export * as LlmUsage from "./Llm/LlmUsage.js"
+export * as LlmsTxt from "./LlmsTxt.js"
 export * as Map from "./Map.js"
 export * from "./Monitor/Mailer.js"
 export * as Monitor from "./Monitor.js"
@@ -56,6 +58,8 @@ export {
   type ExtractOptions,
   type ExtractStatus,
   type JobSnapshot,
+  type LlmsTxtOptions,
+  type LlmsTxtStatus,
   type MapOptions,
   type PageOptions,
   type SearchOptions,

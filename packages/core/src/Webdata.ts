@@ -17,6 +17,7 @@ import type { CrawlRequestInput } from "./Domain/CrawlRequest.js"
 import { decodeStrict, type ValidationIssue } from "./Domain/Decode.js"
 import type { Document } from "./Domain/Document.js"
 import type { ExtractRequestInput } from "./Domain/ExtractRequest.js"
+import type { LlmsTxtRequestInput } from "./Domain/LlmsTxtRequest.js"
 import { decodeMapRequest, type MapRequestInput } from "./Domain/MapRequest.js"
 import { decodeParseOptionsValue, type ParseOptionsInput } from "./Domain/ParseOptions.js"
 import { type ScrapeOptionsInput, ScrapeRequest } from "./Domain/ScrapeOptions.js"
@@ -29,6 +30,7 @@ import { CreateSessionRequest } from "./Interact/InteractRequest.js"
 import { InteractSessions } from "./Interact/InteractSessions.js"
 import { JobControl, reportedTotal } from "./Jobs/JobControl.js"
 import type { JobErrors, JobKind, JobStatus, StoreError } from "./Jobs/JobStore.js"
+import { LlmsTxt, llmsTxtStatusBody } from "./LlmsTxt.js"
 import { type MapResult, MapService } from "./Map.js"
 import { Parse } from "./Parse.js"
 import { Scrape } from "./Scrape.js"
@@ -102,6 +104,10 @@ export type MapOptions = Omit<MapRequestInput, "url">
 export type SearchOptions = Omit<SearchRequestInput, "query">
 export type ExtractOptions = ExtractRequestInput
 export type AgentOptions = Omit<AgentRequestInput, "prompt">
+export type LlmsTxtOptions = Omit<LlmsTxtRequestInput, "url">
+
+/** An llms.txt generation's status: Firecrawl v1's answer (`status`, `data.llmstxt`, `data.llmsfulltxt`). */
+export type LlmsTxtStatus = ReturnType<typeof llmsTxtStatusBody>
 
 /** An extract's status: Firecrawl's answer (`status`, `data`, `sources`, `warning`, token usage). */
 export type ExtractStatus = ReturnType<typeof extractStatusBody>
@@ -325,6 +331,31 @@ export class Webdata {
     const { id } = await this.startExtract(options)
     await this.#ended(id)
     return this.getExtractStatus(id)
+  }
+
+  /**
+   * Starts an llms.txt generation for the site of `url`: up to `maxUrls` of its pages (10 by default), each a line
+   * `- [title](url): description`, and with `showFullText` the llms-full.txt of their markdown.
+   */
+  async startLlmsTxt(url: string, options: LlmsTxtOptions = {}): Promise<{ readonly id: string }> {
+    const job = await this.#run(Effect.flatMap(LlmsTxt, (llmsTxt) => llmsTxt.start({ ...options, url }, null)))
+    return { id: job.id }
+  }
+
+  getLlmsTxtStatus(id: string): Promise<LlmsTxtStatus> {
+    return this.#run(
+      Effect.map(
+        Effect.flatMap(LlmsTxt, (llmsTxt) => llmsTxt.status(id, null)),
+        llmsTxtStatusBody,
+      ),
+    )
+  }
+
+  /** Generates a site's llms.txt and waits for the end: `data.llmstxt` (`status` completed), or why it failed. */
+  async llmsTxt(url: string, options: LlmsTxtOptions = {}): Promise<LlmsTxtStatus> {
+    const { id } = await this.startLlmsTxt(url, options)
+    await this.#ended(id)
+    return this.getLlmsTxtStatus(id)
   }
 
   /** Starts an agent run toward `prompt` (it needs a language model: the `llm` option or WEBDATA_LLM). */

@@ -32,11 +32,21 @@ describe("PostgreSQL store: opening and migrating", () => {
       const job = yield* first.createJob(newJob(), [task("/")])
       const before = yield* tables(schema)
       expect(before).toContain("tasks")
-      expect(yield* migrations(schema)).toEqual([{ name: "initial" }, { name: "records" }, { name: "counters" }])
+      expect(yield* migrations(schema)).toEqual([
+        { name: "initial" },
+        { name: "records" },
+        { name: "counters" },
+        { name: "llmstxt_jobs" },
+      ])
 
       yield* raw((sql) => Effect.provideService(PostgresJobStore.migrate(schema), SqlClient.SqlClient, sql))
       expect(yield* tables(schema)).toEqual(before)
-      expect(yield* migrations(schema)).toEqual([{ name: "initial" }, { name: "records" }, { name: "counters" }])
+      expect(yield* migrations(schema)).toEqual([
+        { name: "initial" },
+        { name: "records" },
+        { name: "counters" },
+        { name: "llmstxt_jobs" },
+      ])
 
       const later = yield* storeIn(schema)
       expect(yield* later.getJob(job.id)).toEqual(Option.some(job))
@@ -50,7 +60,12 @@ describe("PostgreSQL store: opening and migrating", () => {
         Array.from({ length: 6 }, () => storeIn(schema, { poolSize: 2 })),
         { concurrency: "unbounded" },
       )
-      expect(yield* migrations(schema)).toEqual([{ name: "initial" }, { name: "records" }, { name: "counters" }])
+      expect(yield* migrations(schema)).toEqual([
+        { name: "initial" },
+        { name: "records" },
+        { name: "counters" },
+        { name: "llmstxt_jobs" },
+      ])
       const job = yield* stores[0]!.createJob(newJob(), [task("/")])
       expect(Option.isSome(yield* stores[5]!.getJob(job.id))).toBe(true)
     }),

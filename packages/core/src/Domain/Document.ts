@@ -41,6 +41,10 @@ export const DocumentMetadata = Schema.Struct(
 ).annotations({ identifier: "DocumentMetadata" })
 export type DocumentMetadata = typeof DocumentMetadata.Type
 
+/** A metadata value read as one string: a page with two `<meta name="description">` gives both; the first counts. */
+export const firstOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.[0]
+
 /** A PDF's pages each as markdown (the `pages` option of the PDF parser). */
 export const PageMarkdown = Schema.Struct({ pageNumber: Schema.Int, markdown: Schema.String }).annotations({
   identifier: "PageMarkdown",

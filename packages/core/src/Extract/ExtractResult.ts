@@ -46,13 +46,15 @@ const isEmptyValue = (value: unknown): boolean =>
   (Array.isArray(value) && value.length === 0) ||
   (typeof value === "object" && Object.keys(value).length === 0)
 
+/** The first few of a job's page errors, as one line: `url: message; url: message (and 4 more)`. */
+export const pageErrorsLine = (errors: ReadonlyArray<JobErrorRecord>): string =>
+  `${errors
+    .slice(0, 3)
+    .map((error) => `${error.url}: ${error.message}`)
+    .join("; ")}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ""}`
+
 const failureMessage = (errors: ReadonlyArray<JobErrorRecord>): string =>
-  errors.length === 0
-    ? "No page gave any of the requested data."
-    : `No page could be read: ${errors
-        .slice(0, 3)
-        .map((error) => `${error.url}: ${error.message}`)
-        .join("; ")}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ""}`
+  errors.length === 0 ? "No page gave any of the requested data." : `No page could be read: ${pageErrorsLine(errors)}`
 
 export const extractOutcome = (
   job: Job,

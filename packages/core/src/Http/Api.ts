@@ -995,6 +995,8 @@ const v1Group = HttpApiGroup.make("v1")
   .add(HttpApiEndpoint.post("v1Search", "/v1/search"))
   .add(HttpApiEndpoint.post("v1Extract", "/v1/extract"))
   .add(HttpApiEndpoint.get("v1ExtractStatus", "/v1/extract/:id").setPath(JobId))
+  .add(HttpApiEndpoint.post("v1LlmsTxt", "/v1/llmstxt"))
+  .add(HttpApiEndpoint.get("v1LlmsTxtStatus", "/v1/llmstxt/:id").setPath(JobId))
   .middleware(Authorization)
   .annotate(OpenApi.Exclude, true)
 

@@ -16,7 +16,7 @@ const CHECK_TIMEOUT = Duration.seconds(10)
 /** A job id no job has: reading it is one primary-key look-up in every store (no new port method needed). */
 const NO_JOB = "00000000-0000-0000-0000-000000000000"
 
-const KINDS: ReadonlyArray<JobKind> = ["crawl", "batch", "extract", "agent", "monitor"]
+const KINDS: ReadonlyArray<JobKind> = ["crawl", "batch", "extract", "agent", "monitor", "llmstxt"]
 
 interface Check {
   readonly status: "ok" | "failed"

@@ -14,6 +14,7 @@ import type { EngineError } from "../Errors.js"
 import { Extract, extractStatusBody } from "../Extract.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import type { JobKind, StoreError } from "../Jobs/JobStore.js"
+import { LlmsTxt, llmsTxtStatusBody } from "../LlmsTxt.js"
 import { MapService } from "../Map.js"
 import { Scrape } from "../Scrape.js"
 import { Search } from "../Search.js"
@@ -43,6 +44,7 @@ import {
   statusHead,
   statusPage,
 } from "./JobHandlers.js"
+import { confirmJobSlot } from "./JobSlot.js"
 import { publicBase } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
 
@@ -101,6 +103,7 @@ export const V1Handlers = HttpApiBuilder.group(WebdataApi, "v1", (handlers) =>
     const batch = yield* BatchScrape
     const searcher = yield* Search
     const extract = yield* Extract
+    const llmsTxt = yield* LlmsTxt
     const control = yield* JobControl
     const usage = yield* Usage
     const crawlJobs = yield* jobHandlers("crawl")
@@ -194,6 +197,22 @@ export const V1Handlers = HttpApiBuilder.group(WebdataApi, "v1", (handlers) =>
         respondV1(
           Effect.gen(function* () {
             return extractStatusBody(yield* extract.status(yield* checkJobId(path.id), yield* callerOwner))
+          }),
+        ),
+      )
+      .handleRaw("v1LlmsTxt", ({ request }) =>
+        respondV1(
+          Effect.gen(function* () {
+            const job = yield* llmsTxt.start(yield* readJsonBody(request), yield* callerOwner)
+            yield* confirmJobSlot(job.id)
+            return { success: true, id: job.id }
+          }),
+        ),
+      )
+      .handleRaw("v1LlmsTxtStatus", ({ path }) =>
+        respondV1(
+          Effect.gen(function* () {
+            return llmsTxtStatusBody(yield* llmsTxt.status(yield* checkJobId(path.id), yield* callerOwner))
           }),
         ),
       )

@@ -79,7 +79,21 @@ export const MonitorSpec = Schema.Struct({
 })
 export type MonitorSpec = typeof MonitorSpec.Type
 
-export const JobSpec = Schema.Union(CrawlSpec, BatchSpec, ExtractSpec, AgentSpec, MonitorSpec)
+/** An llms.txt generation: the site, how many pages its file lists, and how each page's line is described. */
+export const LlmsTxtSpec = Schema.Struct({
+  kind: Schema.Literal("llmstxt"),
+  /** The start URL with its scheme. */
+  url: Schema.String,
+  maxUrls: Schema.Int,
+  showFullText: Schema.Boolean,
+  /** `model`: the configured model writes each page's description; `offline`: its meta description or first sentence. */
+  describe: Schema.Literal("model", "offline"),
+  /** Each page's scrape: markdown, and with a model the description as a json format. */
+  scrapeOptions: ScrapeOptions,
+})
+export type LlmsTxtSpec = typeof LlmsTxtSpec.Type
+
+export const JobSpec = Schema.Union(CrawlSpec, BatchSpec, ExtractSpec, AgentSpec, MonitorSpec, LlmsTxtSpec)
 export type JobSpec = typeof JobSpec.Type
 
 /** The spec as JSON for `NewJob.options`. */

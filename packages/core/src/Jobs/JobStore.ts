@@ -38,7 +38,7 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   cause: Schema.optional(Schema.Defect),
 }) {}
 
-export type JobKind = "crawl" | "batch" | "extract" | "agent" | "monitor"
+export type JobKind = "crawl" | "batch" | "extract" | "agent" | "monitor" | "llmstxt"
 /** `scraping` is the only non-terminal status: only tasks of `scraping` jobs are leased. */
 export type JobStatus = "scraping" | "completed" | "failed" | "cancelled"
 export type TaskStatus = "pending" | "leased" | "done" | "failed" | "cancelled"

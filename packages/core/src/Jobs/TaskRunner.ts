@@ -24,6 +24,7 @@ import { mapError } from "../ErrorCodes.js"
 import type { LlmError, RequestError, ScrapeError } from "../Errors.js"
 import { EXTRACT_TIMED_OUT, readExtract } from "../Extract/ExtractResult.js"
 import { pageRecord, pageScrapeOptions, pageTask, taskKind } from "../Extract/ExtractTasks.js"
+import { isSiteTask, llmsPageRecord, sitePageTasks } from "../LlmsTxt/Tasks.js"
 import { MapService } from "../Map.js"
 import { CheckSteps, errorPage, scrapeOptionsOf, seenPage } from "../Monitor/CheckSteps.js"
 import { MonitorChecks } from "../Monitor/Checks.js"
@@ -36,7 +37,7 @@ import { SearchProvider } from "../Search/SearchProvider.js"
 import { webResults } from "../Search.js"
 import { CREDITS_PER_PAGE } from "../Tenants/Costing.js"
 import { Usage } from "../Tenants/Usage.js"
-import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec } from "./JobSpec.js"
+import { type CrawlSpec, decodeSpec, type ExtractSpec, type JobSpec, type LlmsTxtSpec } from "./JobSpec.js"
 import {
   type Job,
   JobStore,
@@ -207,8 +208,9 @@ export const make = Effect.gen(function* () {
   /** The webhook events the commit of a task's end queues: the page's, and the job's end when it is the last. */
   const deliveriesOf = (context: JobContext, task: Task, outcome: TaskOutcome): TaskDeliveries | undefined => {
     const { job, spec } = context
-    // An extract announces its answer, once, when its last page is recorded; it has no page events.
-    if (spec.kind === "extract") return undefined
+    // An extract announces its answer, once, when its last page is recorded; it has no page events. An llms.txt
+    // generation has no webhook.
+    if (spec.kind === "extract" || spec.kind === "llmstxt") return undefined
     // A check's pages go to the monitor's webhook; its end is recorded, and announced, after its last page's commit.
     if (spec.kind === "monitor")
       return outcome.document === undefined
@@ -258,6 +260,29 @@ export const make = Effect.gen(function* () {
       Effect.catchAll((error) => Effect.logWarning(`Extract ${job.id}: its answer could not be read`, error)),
     )
 
+  /** The URLs of a site, by map; a failure as a task's error. */
+  const mapLinks = (request: Parameters<typeof decodeMapRequest>[0]) =>
+    decodeMapRequest(request).pipe(
+      Effect.flatMap(mapper.map),
+      Effect.map((result): ReadonlyArray<string> => result.links.map((link) => link.url)),
+      Effect.mapError(mapError),
+      Effect.either,
+    )
+
+  /** Ends a task that found pages: its error, or the page tasks admitted in the same commit. */
+  const completeFound = (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    found: Either.Either<ReadonlyArray<NewTask>, TaskError>,
+  ) =>
+    complete(
+      context,
+      lease,
+      Either.isLeft(found)
+        ? { now: Date.now(), error: found.left, discovered: [], robotsBlocked: [] }
+        : { now: Date.now(), discovered: found.right, robotsBlocked: [] },
+    )
+
   /** An extract's wildcard or search task: the pages it stands for become page tasks in the same commit. */
   const expandExtract = Effect.fn("TaskRunner.expandExtract")(function* (
     context: JobContext,
@@ -265,21 +290,14 @@ export const make = Effect.gen(function* () {
     spec: ExtractSpec,
     task: Task,
   ) {
-    const found: Either.Either<ReadonlyArray<string>, { readonly code: string; readonly message: string }> = taskKind(
-      task,
-    ) === "expand"
-      ? yield* decodeMapRequest({
+    const found: Either.Either<ReadonlyArray<string>, TaskError> = taskKind(task) === "expand"
+      ? yield* mapLinks({
           url: task.url,
           limit: spec.pageLimit,
           includeSubdomains: spec.includeSubdomains,
           allowExternalLinks: spec.allowExternalLinks,
           sitemap: spec.ignoreSitemap ? "skip" : "include",
-        }).pipe(
-          Effect.flatMap(mapper.map),
-          Effect.map((result) => result.links.map((link) => link.url)),
-          Effect.mapError(mapError),
-          Effect.either,
-        )
+        })
       : yield* webResults(search, task.url.replace(/^search:/, ""), 5, context.job.owner).pipe(
           Effect.map((results) => results.map((result) => result.url)),
           Effect.mapError((error) => ({
@@ -288,18 +306,34 @@ export const make = Effect.gen(function* () {
           })),
           Effect.either,
         )
-    if (Either.isLeft(found)) {
-      yield* complete(context, lease, { now: Date.now(), error: found.left, discovered: [], robotsBlocked: [] })
-      return
-    }
-    const discovered = found.right.flatMap((url) => {
-      try {
-        return [pageTask(url)]
-      } catch {
-        return []
-      }
-    })
-    yield* complete(context, lease, { now: Date.now(), discovered, robotsBlocked: [] })
+    yield* completeFound(
+      context,
+      lease,
+      Either.map(found, (urls) =>
+        urls.flatMap((url) => {
+          try {
+            return [pageTask(url)]
+          } catch {
+            return []
+          }
+        }),
+      ),
+    )
+  })
+
+  /** An llms.txt job's map: the pages its file lists become page tasks in the same commit. */
+  const mapSite = Effect.fn("TaskRunner.mapSite")(function* (
+    context: JobContext,
+    lease: Ref.Ref<Task>,
+    spec: LlmsTxtSpec,
+    task: Task,
+  ) {
+    const found = yield* mapLinks({ url: task.url, limit: spec.maxUrls, includeSubdomains: false })
+    yield* completeFound(
+      context,
+      lease,
+      Either.map(found, (links) => sitePageTasks(spec.url, links, spec.maxUrls)),
+    )
   })
 
   /** Robots rules of a URL's origin, or none when it is no crawl's page or the crawl ignores robots.txt. */
@@ -424,8 +458,12 @@ export const make = Effect.gen(function* () {
       yield* complete(context, lease, { now: Date.now(), document: page, discovered, robotsBlocked })
       return
     }
-    if (context.spec.kind === "extract") {
-      yield* complete(context, lease, { now: Date.now(), document: pageRecord(document), discovered, robotsBlocked })
+    // An error page is no page of a site's llms.txt.
+    if (context.spec.kind === "llmstxt" && status >= 400)
+      return yield* giveUp(context, lease, { code: "SCRAPE_SITE_ERROR", message: `The server answered ${status}` })
+    if (context.spec.kind === "extract" || context.spec.kind === "llmstxt") {
+      const record = context.spec.kind === "extract" ? pageRecord(document) : llmsPageRecord(context.spec, document)
+      yield* complete(context, lease, { now: Date.now(), document: record, discovered, robotsBlocked })
       return
     }
     if (context.spec.kind !== "agent" && !hasFormat(context.spec.scrapeOptions.formats, "links")) delete document.links
@@ -450,6 +488,7 @@ export const make = Effect.gen(function* () {
       return
     }
     if (spec.kind === "extract" && taskKind(task) !== "page") return yield* expandExtract(context, lease, spec, task)
+    if (spec.kind === "llmstxt" && isSiteTask(task)) return yield* mapSite(context, lease, spec, task)
     if (spec.kind === "monitor") {
       const target = targetOfTask(spec, task)
       if (target === undefined) return yield* giveUp(context, lease, UNKNOWN_TARGET)

@@ -81,7 +81,8 @@ const jobEvent = (
   error: string | undefined,
 ): WebhookDelivery | undefined => {
   const spec = job.webhook as WebhookSpec | undefined
-  if (spec === undefined) return undefined
+  // An llms.txt generation takes no webhook.
+  if (spec === undefined || job.kind === "llmstxt") return undefined
   return {
     spec,
     jobKind: job.kind,

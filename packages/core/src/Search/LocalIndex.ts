@@ -9,7 +9,7 @@
  * some, checks each page's URL against the query's domains and categories, and cuts the snippets.
  */
 import { Clock, Config, type ConfigError, Context, Duration, Effect, Layer } from "effect"
-import type { Document } from "../Domain/Document.js"
+import { type Document, firstOf } from "../Domain/Document.js"
 import { type IndexedPage, type IndexSearch, JobStore, type StoreError } from "../Jobs/JobStore.js"
 import { words as wordsOf } from "../Jobs/Words.js"
 import { admits, parseTbs, timeWindow } from "./Query.js"
@@ -37,9 +37,6 @@ export interface RecordedPage {
    */
   readonly personal?: boolean | undefined
 }
-
-const firstOf = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
-  typeof value === "string" ? value : value?.[0]
 
 export class LocalIndex extends Context.Tag("@webdata/core/LocalIndex")<
   LocalIndex,

@@ -18,6 +18,8 @@ const byPrefix: ReadonlyArray<readonly [string, EndpointClass]> = [
   ["/v1/map", "map"],
   ["/v1/search", "search"],
   ["/v1/extract", "extract"],
+  // A generation maps and reads a site, as a small crawl does.
+  ["/v1/llmstxt", "crawl"],
   ["/v2/agent", "agent"],
   ["/v2/parse", "parse"],
   ["/v2/interact", "interact"],

@@ -121,6 +121,21 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("keeps a job of every kind, and lists each by its kind", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const kinds = ["crawl", "batch", "extract", "agent", "monitor", "llmstxt"] as const
+            const made = yield* Effect.forEach(kinds, (kind, index) =>
+              store.createJob(newJob({ kind, createdAt: T0 + index }), [task(`/${kind}`)]),
+            )
+            for (const [index, kind] of kinds.entries()) {
+              expect(yield* store.getJob(made[index]!.id)).toEqual(Option.some(made[index]))
+              expect((yield* store.listJobs({ kind })).map((job) => job.id)).toEqual([made[index]!.id])
+            }
+          }),
+        ),
+      )
+
       it.effect("stores options and webhook as JSON", () =>
         withStore((store) =>
           Effect.gen(function* () {

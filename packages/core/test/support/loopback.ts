@@ -1,5 +1,5 @@
 /** Test servers on an ephemeral port of a loopback address (127.0.0.1 unless another of 127.0.0.0/8 is given). */
-import type { Server } from "node:http"
+import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 
 export interface Listening {
@@ -21,3 +21,25 @@ export const listenOnLoopback = async (server: Server, address = "127.0.0.1"): P
       }),
   }
 }
+
+/** The web handler behind a plain Node server, as an adapter would serve it. */
+export const serveWebHandler = (handler: (request: Request) => Promise<Response>): Promise<Listening> =>
+  listenOnLoopback(
+    createServer(async (incoming, outgoing) => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of incoming) chunks.push(chunk as Buffer)
+      const body = Buffer.concat(chunks)
+      const headers = new Headers()
+      for (const [name, value] of Object.entries(incoming.headers))
+        if (typeof value === "string") headers.set(name, value)
+      const response = await handler(
+        new Request(`http://${incoming.headers.host}${incoming.url}`, {
+          method: incoming.method ?? "GET",
+          headers,
+          ...(body.length > 0 ? { body } : {}),
+        }),
+      )
+      outgoing.writeHead(response.status, Object.fromEntries(response.headers))
+      outgoing.end(Buffer.from(await response.arrayBuffer()))
+    }),
+  )

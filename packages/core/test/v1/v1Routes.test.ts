@@ -2,7 +2,6 @@
  * The v1 routes over real HTTP on 127.0.0.1, driven by the official SDK's v1 client: scrape, map, crawl and batch
  * scrape of a small site, cancel, errors, v1's caching default and its 400s.
  */
-import { createServer } from "node:http"
 import Firecrawl, { type FirecrawlAppV1 } from "@mendable/firecrawl-js"
 import { Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -13,31 +12,9 @@ import { entryOf } from "../../src/Tenants/ApiKey.js"
 import { endpointClassOf } from "../../src/Tenants/EndpointClass.js"
 import { parseLimits } from "../../src/Tenants/Limits.js"
 import { type CrawlSite, chainPages, startCrawlSite } from "../support/crawlSite.js"
-import { type Listening, listenOnLoopback } from "../support/loopback.js"
+import { type Listening, serveWebHandler } from "../support/loopback.js"
 
 const KEY = "v1-test-key"
-
-/** The web handler behind a plain Node server, as an adapter would serve it. */
-const serveOnLoopback = (handler: (request: Request) => Promise<Response>): Promise<Listening> =>
-  listenOnLoopback(
-    createServer(async (incoming, outgoing) => {
-      const chunks: Array<Buffer> = []
-      for await (const chunk of incoming) chunks.push(chunk as Buffer)
-      const body = Buffer.concat(chunks)
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(incoming.headers))
-        if (typeof value === "string") headers.set(name, value)
-      const response = await handler(
-        new Request(`http://${incoming.headers.host}${incoming.url}`, {
-          method: incoming.method ?? "GET",
-          headers,
-          ...(body.length > 0 ? { body } : {}),
-        }),
-      )
-      outgoing.writeHead(response.status, Object.fromEntries(response.headers))
-      outgoing.end(Buffer.from(await response.arrayBuffer()))
-    }),
-  )
 
 const pages = {
   "/": { links: ["/docs", "/blog", "/private/plans"], title: "Home" },
@@ -66,7 +43,7 @@ beforeAll(async () => {
     ),
   )
   dispose = web.dispose
-  api = await serveOnLoopback(web.handler)
+  api = await serveWebHandler(web.handler)
   v1 = new Firecrawl({ apiKey: KEY, apiUrl: api.url }).v1
 })
 afterAll(async () => {
@@ -261,7 +238,7 @@ describe("v1 routes under the key's owner, limits and usage", () => {
       ),
     )
     disposeLimited = web.dispose
-    limited = await serveOnLoopback(web.handler)
+    limited = await serveWebHandler(web.handler)
   })
   afterAll(async () => {
     await limited?.close()
