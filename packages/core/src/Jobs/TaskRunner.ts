@@ -70,6 +70,12 @@ interface CrawlContext {
   readonly headers: Record<string, string> | undefined
   readonly filter: LinkFilter
   readonly seedKey: string
+  /**
+   * Links (as pages give them) whose proposal this process has seen committed. Most of a page's links point at pages
+   * the crawl already has (navigation, pagination); the store would ignore them again, so they are neither filtered
+   * nor sent. Filled only once a page's commit is recorded: a page run again after a lost lease proposes them again.
+   */
+  readonly proposed: Set<string>
   readonly taskOf: (url: string, depth: number) => NewTask
 }
 
@@ -110,6 +116,7 @@ const crawlContext = (
   headers,
   filter: makeLinkFilter(url, crawler),
   seedKey: taskOf(url, 0).key,
+  proposed: new Set(),
   taskOf,
 })
 
@@ -135,6 +142,18 @@ const contextOf = (job: Job, spec: JobSpec): JobContext => {
       )
     }
   return { job, spec, crawlTargets }
+}
+
+/** Links a crawl remembers as proposed at most; past it, links are filtered and sent as before. */
+const MAX_PROPOSED = 100_000
+
+/** Remembers a recorded page's links as proposed, up to the bound. */
+const remember = (crawl: CrawlContext | undefined, links: ReadonlyArray<string>) => {
+  if (crawl === undefined) return
+  for (const link of links) {
+    if (crawl.proposed.size >= MAX_PROPOSED) return
+    crawl.proposed.add(link)
+  }
 }
 
 /** The crawl the task belongs to, if it is a crawl's page. */
@@ -239,12 +258,13 @@ export const make = Effect.gen(function* () {
     deferrals.delete(task.id)
     const deliveries = deliveriesOf(context, task, outcome)
     const result = yield* store.completeTask(task, deliveries === undefined ? outcome : { ...outcome, deliveries })
-    if (!result.recorded) return
+    if (!result.recorded) return false
     if (outcome.document !== undefined) yield* usage.charge(context.job.owner, { credits: CREDITS_PER_PAGE })
     if (deliveries?.page !== undefined || (result.finished && deliveries?.completed !== undefined)) yield* webhooks.wake
-    if (!result.finished || Option.isNone(result.job)) return
+    if (!result.finished || Option.isNone(result.job)) return true
     if (context.spec.kind === "monitor") yield* checks.finish(result.job.value)
     else if (context.spec.kind === "extract") yield* announceExtract(result.job.value)
+    return true
   }, Effect.uninterruptible)
 
   /** `extract.completed` with the merged answer, or `extract.failed` when no page gave anything. */
@@ -343,11 +363,12 @@ export const make = Effect.gen(function* () {
   /** The links of a crawled page (and, for the seed, its sitemaps) the crawl admits, split by robots.txt. */
   const discover = Effect.fn("TaskRunner.discover")(function* (context: JobContext, task: Task, document: Document) {
     const crawl = crawlOf(context, task)
-    if (crawl === undefined) return { discovered: [], robotsBlocked: [] }
+    if (crawl === undefined) return { discovered: [], robotsBlocked: [], proposed: [] }
     const { crawler, filter } = crawl
     const candidates: Array<{ url: string; from: string; depth: number }> = []
     if (crawler.sitemap !== "only")
-      for (const link of document.links ?? []) candidates.push({ url: link, from: task.url, depth: task.depth })
+      for (const link of document.links ?? [])
+        if (!crawl.proposed.has(link)) candidates.push({ url: link, from: task.url, depth: task.depth })
     if (task.key === crawl.seedKey && crawler.sitemap !== "skip") {
       const seedRules = yield* rulesFor(crawl, crawl.url)
       const listed = yield* sitemapUrls(crawl.url, seedRules ?? allowAll, {
@@ -359,6 +380,7 @@ export const make = Effect.gen(function* () {
     }
     const discovered: Array<NewTask> = []
     const robotsBlocked: Array<string> = []
+    const proposed: Array<string> = []
     const seen = new Set<string>()
     for (const [index, candidate] of candidates.entries()) {
       // A seed's sitemaps can list 50 000 URLs per sitemap: the event loop gets a turn every so often.
@@ -369,9 +391,12 @@ export const make = Effect.gen(function* () {
       seen.add(next.key)
       const rules = yield* rulesFor(crawl, next.url)
       if (rules !== undefined && !rules.isAllowed(next.url)) robotsBlocked.push(next.url)
-      else discovered.push(next)
+      else {
+        discovered.push(next)
+        proposed.push(candidate.url)
+      }
     }
-    return { discovered, robotsBlocked }
+    return { discovered, robotsBlocked, proposed }
   })
 
   const scrapeOptions = (context: JobContext & { readonly spec: Exclude<JobSpec, { kind: "agent" }> }, task: Task) => {
@@ -450,24 +475,27 @@ export const make = Effect.gen(function* () {
       })
       return
     }
-    const { discovered, robotsBlocked } = yield* discover(context, task, document)
+    const { discovered, robotsBlocked, proposed } = yield* discover(context, task, document)
+    /** Records the page with its links; once recorded, the crawl remembers them as proposed. */
+    const record = (page: TaskOutcome["document"]) =>
+      Effect.map(
+        complete(context, lease, { now: Date.now(), document: page, discovered, robotsBlocked }),
+        (recorded) => {
+          if (recorded) remember(crawlOf(context, task), proposed)
+        },
+      )
     if (context.spec.kind === "monitor") {
       const target = targetOfTask(context.spec, task)
       if (target === undefined) return yield* giveUp(context, lease, UNKNOWN_TARGET)
-      const page = yield* checkSteps.page(context.job, context.spec, task, target, document)
-      yield* complete(context, lease, { now: Date.now(), document: page, discovered, robotsBlocked })
-      return
+      return yield* record(yield* checkSteps.page(context.job, context.spec, task, target, document))
     }
     // An error page is no page of a site's llms.txt.
     if (context.spec.kind === "llmstxt" && status >= 400)
       return yield* giveUp(context, lease, { code: "SCRAPE_SITE_ERROR", message: `The server answered ${status}` })
-    if (context.spec.kind === "extract" || context.spec.kind === "llmstxt") {
-      const record = context.spec.kind === "extract" ? pageRecord(document) : llmsPageRecord(context.spec, document)
-      yield* complete(context, lease, { now: Date.now(), document: record, discovered, robotsBlocked })
-      return
-    }
+    if (context.spec.kind === "extract") return yield* record(pageRecord(document))
+    if (context.spec.kind === "llmstxt") return yield* record(llmsPageRecord(context.spec, document))
     if (context.spec.kind !== "agent" && !hasFormat(context.spec.scrapeOptions.formats, "links")) delete document.links
-    yield* complete(context, lease, { now: Date.now(), document, discovered, robotsBlocked })
+    yield* record(document)
   })
 
   const runTask = Effect.fn("TaskRunner.run")(function* (lease: Ref.Ref<Task>) {

@@ -1,0 +1,83 @@
+/**
+ * A crawl sends the store each link once its page's commit is recorded: the links every page repeats (navigation,
+ * pagination) are not filtered and sent again with every page. A page whose commit was not recorded (its lease was
+ * lost) proposes its links again when it runs again, so none is lost.
+ */
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { JobStore } from "../../src/Jobs/JobStore.js"
+import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
+import { Webdata } from "../../src/Webdata.js"
+import { type CrawlSite, type SitePage, startCrawlSite } from "../support/crawlSite.js"
+
+const PAGES = 30
+const paths = ["/", ...Array.from({ length: PAGES }, (_, index) => `/p/${index}`)]
+// Every page links every page: a crawl meets each link 31 times.
+const mesh: Record<string, SitePage> = Object.fromEntries(paths.map((path) => [path, { links: paths }]))
+
+/** The memory store, counting the links sent with commits; `lose` says which commits to answer "not recorded". */
+const countingStore = (lose: (url: string, attempts: number) => boolean) => {
+  const sent = { links: 0, lost: 0 }
+  const layer = Layer.effect(
+    JobStore,
+    Effect.map(JobStore, (store) =>
+      JobStore.of({
+        ...store,
+        completeTask: (task, outcome) => {
+          if (lose(task.url, task.attempts)) {
+            sent.lost++
+            // As when another worker took the lease over: nothing is written; the task runs again after its lease.
+            return Effect.succeed({
+              recorded: false,
+              finished: false,
+              job: store.getJob(task.jobId).pipe(Effect.runSync),
+            })
+          }
+          sent.links += outcome.discovered.length
+          return store.completeTask(task, outcome)
+        },
+      }),
+    ),
+  ).pipe(Layer.provide(MemoryJobStore.layer()))
+  return { sent, layer }
+}
+
+let site: CrawlSite
+beforeAll(async () => {
+  site = await startCrawlSite({ pages: mesh })
+})
+afterAll(() => site?.close())
+
+const crawl = async (store: ReturnType<typeof countingStore>) => {
+  const webdata = new Webdata({
+    allowPrivateAddresses: true,
+    store: store.layer,
+    worker: { concurrency: 2, leaseMs: 300, pollMs: 20 },
+  })
+  try {
+    return await webdata.crawl(site.url, { limit: 100, sitemap: "skip", scrapeOptions: { maxAge: 0 } })
+  } finally {
+    await webdata.close()
+  }
+}
+
+describe("links a crawl has proposed", () => {
+  it("are sent to the store once, not with every page that repeats them", async () => {
+    const store = countingStore(() => false)
+    const job = await crawl(store)
+    expect(job.status).toBe("completed")
+    expect(job.data).toHaveLength(PAGES + 1)
+    for (const path of paths) expect(site.hits(path)).toBe(1)
+    // Without the memory of proposed links: 31 pages × 30 links each.
+    expect(store.sent.links).toBeLessThan(4 * PAGES)
+  })
+
+  it("are proposed again by a page whose commit was not recorded", async () => {
+    // The start page's first commit is lost: only its second run can give the crawl its links.
+    const store = countingStore((url, attempts) => new URL(url).pathname === "/" && attempts === 0)
+    const job = await crawl(store)
+    expect(store.sent.lost).toBe(1)
+    expect(job.status).toBe("completed")
+    expect(job.data).toHaveLength(PAGES + 1)
+  })
+})
