@@ -12,6 +12,7 @@ import { agentCommand } from "./commands/agent.js"
 import { batchCommand } from "./commands/batch.js"
 import { crawlCommand } from "./commands/crawl.js"
 import { extractCommand } from "./commands/extract.js"
+import { llmstxtCommand } from "./commands/llmstxt.js"
 import { mapCommand } from "./commands/map.js"
 import { monitorCommand } from "./commands/monitor.js"
 import { parseCommand } from "./commands/parse.js"
@@ -34,7 +35,7 @@ const tracked = <Name extends string, R, E, A>(command: Command.Command<Name, R,
 
 export const webdata = Command.make("webdata").pipe(
   Command.withDescription(
-    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, search the web, extract structured data, run an agent, monitor pages for changes, serve the Firecrawl-compatible API",
+    "Turn web pages into clean data: scrape, crawl, batch scrape and map to markdown, search the web, extract structured data, generate a site's llms.txt, run an agent, monitor pages for changes, serve the Firecrawl-compatible API",
   ),
   Command.withSubcommands([
     tracked(scrapeCommand),
@@ -44,6 +45,7 @@ export const webdata = Command.make("webdata").pipe(
     tracked(mapCommand),
     tracked(searchCommand),
     tracked(extractCommand),
+    tracked(llmstxtCommand),
     tracked(agentCommand),
     tracked(monitorCommand),
     tracked(sessionCommand),

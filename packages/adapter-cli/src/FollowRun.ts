@@ -1,11 +1,12 @@
 /**
- * Running an extract or an agent from the CLI: start it, follow it to its end (an agent's steps on stderr as they
- * are recorded), and print its data as JSON on stdout; a failed or cancelled run is the CLI's one-line failure.
- * Ctrl-C cancels an agent run; an extract cannot be cancelled, so Ctrl-C only stops following it.
+ * Running an extract, an llms.txt generation or an agent from the CLI: start it, follow it to its end (an agent's
+ * steps on stderr as they are recorded), and print its data on stdout (JSON; an llms.txt as its text); a failed or
+ * cancelled run is the CLI's one-line failure. Ctrl-C cancels an agent run; an extract or llms.txt generation cannot
+ * be cancelled, so Ctrl-C only stops following it.
  */
 import { Console, Effect, Stream } from "effect"
 import { CliFailure } from "./CliFailure.js"
-import { type AgentStep, JobClient, RUN_POLL, type RunStatus } from "./JobClient.js"
+import { type AgentStep, JobClient, type LlmsTxtAnswer, RUN_POLL, type RunStatus } from "./JobClient.js"
 import { stopOnCtrlC } from "./Signals.js"
 
 export interface RunOutput {
@@ -28,11 +29,15 @@ export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
 const pretty = (value: unknown) => Console.log(JSON.stringify(value ?? null, null, 2))
 
-/** The status answer (`--json`) or its data on stdout; a run that did not complete fails with its error. */
-const finish = (
+/**
+ * The status answer (`--json`) or its data on stdout (`print`, JSON unless told); a run that did not complete fails
+ * with its error.
+ */
+const finish = <A extends { readonly status: RunStatus; readonly data?: unknown; readonly error?: string }>(
   noun: string,
-  answer: { readonly status: RunStatus; readonly data?: unknown; readonly error?: string },
+  answer: A,
   output: RunOutput,
+  print: (answer: A) => Effect.Effect<void, CliFailure> = (completed) => pretty(completed.data),
 ) =>
   Effect.gen(function* () {
     if (output.json) yield* pretty(answer)
@@ -42,7 +47,7 @@ const finish = (
           oneLine(answer.error ?? `The ${noun} ${answer.status === "failed" ? "failed" : "was cancelled"}`),
         ),
       )
-    if (!output.json) yield* pretty(answer.data)
+    if (!output.json) yield* print(answer)
   })
 
 const skipped = (invalid: ReadonlyArray<string> | undefined) =>
@@ -81,6 +86,42 @@ export const runExtract = (
           yield* Console.error(`source: ${field}: ${urls.join(", ")}`)
     }
     yield* finish("extract", answer, output)
+  })
+
+export interface LlmsTxtOutput extends RunOutput {
+  /** Print llms-full.txt instead of llms.txt (the body must ask for it with `showFullText`). */
+  readonly full: boolean
+  /** The generation runs on a server, which goes on with it when the CLI stops following. */
+  readonly remote: boolean
+}
+
+/** The file's text as it is: it ends with a newline, which `Console.log` adds back. */
+const printText = (text: string) => Console.log(text.endsWith("\n") ? text.slice(0, -1) : text)
+
+/** `POST /v1/llmstxt`, followed to its end: warnings on stderr, the llms.txt (or llms-full.txt) text on stdout. */
+export const runLlmsTxt = (
+  body: Record<string, unknown>,
+  output: LlmsTxtOutput,
+): Effect.Effect<void, CliFailure, JobClient> =>
+  Effect.gen(function* () {
+    const client = yield* JobClient
+    const started = yield* client.startLlmsTxt(body)
+    const answer = yield* Effect.raceFirst(
+      untilEnded(client.llmsTxtStatus(started.id)),
+      stopOnCtrlC(
+        Effect.void,
+        output.remote
+          ? `stopped following llmstxt ${started.id} (it runs on at the server)`
+          : `llmstxt ${started.id} stopped`,
+      ),
+    )
+    if (!output.json) for (const warning of answer.warnings ?? []) yield* Console.error(`warning: ${warning}`)
+    yield* finish("llms.txt generation", answer, output, (completed: LlmsTxtAnswer) => {
+      const text = output.full ? completed.data?.llmsfulltxt : completed.data?.llmstxt
+      return text === undefined
+        ? Effect.fail(new CliFailure(`The answer has no ${output.full ? "llms-full.txt" : "llms.txt"} text`))
+        : printText(text)
+    })
   })
 
 /** A step as one line: `step 3  scrape  https://…  → Read Example Domain`. */

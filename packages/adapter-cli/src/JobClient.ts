@@ -1,5 +1,5 @@
 /**
- * Jobs (crawl, batch scrape, extract, agent) and map for the CLI: run by an engine in this process, or by a webdata /
+ * Jobs (crawl, batch scrape, extract, llms.txt, agent) and map for the CLI: run by an engine in this process, or by a webdata /
  * Firecrawl v2 server (`--api-url`). Both answer in the same shapes, so following a job, printing and cancelling are
  * written once (`RunJob.ts`, `RunResearch.ts`). The clients themselves (`JobClientLayers.ts`) load with the first
  * command that needs one.
@@ -85,6 +85,15 @@ export interface ExtractAnswer {
   readonly [field: string]: unknown
 }
 
+/** An llms.txt generation's status answer (`GET /v1/llmstxt/{id}`): the file (and llms-full.txt) once completed. */
+export interface LlmsTxtAnswer {
+  readonly status: "processing" | "completed" | "failed"
+  readonly data?: { readonly llmstxt?: string; readonly llmsfulltxt?: string }
+  readonly error?: string
+  readonly warnings?: ReadonlyArray<string>
+  readonly [field: string]: unknown
+}
+
 /** A step of an agent run, as its status lists them. */
 export interface AgentStep {
   readonly step: number
@@ -117,6 +126,9 @@ export interface JobClientShape {
   /** `POST /v2/extract`. */
   readonly startExtract: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
   readonly extractStatus: (id: string) => Effect.Effect<ExtractAnswer, CliFailure>
+  /** `POST /v1/llmstxt` (the API has it in v1 only). */
+  readonly startLlmsTxt: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
+  readonly llmsTxtStatus: (id: string) => Effect.Effect<LlmsTxtAnswer, CliFailure>
   /** `POST /v2/agent`. */
   readonly startAgent: (body: Record<string, unknown>) => Effect.Effect<StartedJob, CliFailure>
   readonly agentStatus: (id: string) => Effect.Effect<AgentAnswer, CliFailure>

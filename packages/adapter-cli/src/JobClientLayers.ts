@@ -22,6 +22,8 @@ import {
   ExtractRequest,
   JobControl,
   type JobStatus,
+  LlmsTxt,
+  LlmsTxtRequest,
   Map as MapModule,
   Search,
 } from "@webdata/core/engine"
@@ -35,6 +37,7 @@ import {
   JobClient,
   type JobClientShape,
   type JobKind,
+  type LlmsTxtAnswer,
   type MapLink,
   RUN_POLL,
   type SearchAnswer,
@@ -64,6 +67,7 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
     const mapper = yield* MapModule.MapService
     const extract = yield* Extract.Extract
     const agent = yield* Agent.Agent
+    const llmsTxt = yield* LlmsTxt.LlmsTxt
     const searcher = yield* Search.Search
     // Jobs started here have no owner (like the library's), so every call passes `null`.
     return {
@@ -109,6 +113,13 @@ export const layerLocal: Layer.Layer<JobClient> = Layer.effect(
         ),
       extractStatus: (id) =>
         extract.status(id, null).pipe(Effect.map(Extract.extractStatusBody), Effect.mapError(fail)),
+      startLlmsTxt: (body) =>
+        llmsTxt.start(body, null).pipe(
+          Effect.map((job) => ({ id: job.id })),
+          Effect.mapError(fail),
+        ),
+      llmsTxtStatus: (id) =>
+        llmsTxt.status(id, null).pipe(Effect.map(LlmsTxt.llmsTxtStatusBody), Effect.mapError(fail)),
       startAgent: (body) =>
         agent.start(body, null).pipe(
           Effect.map((job) => ({ id: job.id })),
@@ -147,6 +158,7 @@ const validators = {
   map: decodeMapRequest,
   search: decodeSearchRequest,
   extract: Decode.decodeStrict(ExtractRequest),
+  llmstxt: Decode.decodeStrict(LlmsTxtRequest),
   agent: Decode.decodeStrict(AgentRequest),
 }
 
@@ -224,6 +236,13 @@ export const layerRemote = (apiUrl: string, apiKey: string | undefined): Layer.L
           Effect.map(
             call(HttpClientRequest.get(`${base}/v2/extract/${id}`), { status: true }),
             (answer) => answer as unknown as ExtractAnswer,
+          ),
+        startLlmsTxt: (body) => Effect.flatMap(post("/v1/llmstxt", body, validators.llmstxt), startedBy),
+        // A failed generation answers `success: false` with its status: an answer, not an error of the call.
+        llmsTxtStatus: (id) =>
+          Effect.map(
+            call(HttpClientRequest.get(`${base}/v1/llmstxt/${id}`), { status: true }),
+            (answer) => answer as unknown as LlmsTxtAnswer,
           ),
         startAgent: (body) => Effect.flatMap(post("/v2/agent", body, validators.agent), startedBy),
         agentStatus,

@@ -12,9 +12,14 @@ export const DEFAULT_LLMSTXT_URLS = 10
 export const LlmsTxtRequest = Schema.Struct({
   url: TargetUrl,
   /** Pages the file lists at most, the start page included. */
-  maxUrls: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, MAX_LLMSTXT_URLS)), {
-    default: () => DEFAULT_LLMSTXT_URLS,
-  }),
+  maxUrls: Schema.optionalWith(
+    Schema.Int.pipe(
+      Schema.between(1, MAX_LLMSTXT_URLS, { message: () => `maxUrls must be between 1 and ${MAX_LLMSTXT_URLS}` }),
+    ),
+    {
+      default: () => DEFAULT_LLMSTXT_URLS,
+    },
+  ),
   /** Also build llms-full.txt: every listed page's markdown. */
   showFullText: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** Pages scraped in the last two days may be reused; `false` reads every page afresh. */
