@@ -72,7 +72,9 @@ export const make = Effect.gen(function* () {
   const signal = yield* WorkSignal
   const config = yield* JobsConfig
 
-  const get = Effect.fn("JobControl.get")(function* (kind: JobKind, id: string, owner: Owner) {
+  // Untraced, as is `status`: a status poll, the most frequent request, runs in the request's span, and a span costs
+  // ~15 µs of CPU (measured), a tenth of the poll's.
+  const get = Effect.fnUntraced(function* (kind: JobKind, id: string, owner: Owner) {
     const job = yield* store.getJob(id)
     if (Option.isNone(job) || job.value.kind !== kind) return yield* notFound()
     // Jobs made without a key (open server, library) are everyone's; a keyed job only its key's.
@@ -80,7 +82,7 @@ export const make = Effect.gen(function* () {
     return job.value
   })
 
-  const status = Effect.fn("JobControl.status")(function* (
+  const status = Effect.fnUntraced(function* (
     kind: JobKind,
     id: string,
     owner: Owner,

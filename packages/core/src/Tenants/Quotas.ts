@@ -77,12 +77,8 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
     const store = yield* JobStore
     const usage = yield* Usage
 
-    const rate = Effect.fn("Quotas.rate")(function* (
-      owner: Owner,
-      limits: Limits,
-      endpoint: EndpointClass,
-      now: number,
-    ) {
+    // Untraced, as is `credits`: every request is counted inside its own span; a span costs ~15 µs (measured).
+    const rate = Effect.fnUntraced(function* (owner: Owner, limits: Limits, endpoint: EndpointClass, now: number) {
       const limit = limits.rates[endpoint]
       if (limit !== undefined) yield* countRequest(store, `rate:${owner ?? "-"}:${endpoint}`, limit, now)
     })
@@ -114,14 +110,16 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
       }
     })
 
-    const credits = Effect.fn("Quotas.credits")(function* (owner: Owner, limits: Limits, now: number) {
+    const credits = Effect.fnUntraced(function* (owner: Owner, limits: Limits, now: number) {
       if (limits.credits === undefined) return
       const [month] = yield* usage.months(owner, [monthOf(now)])
       if ((month?.credits ?? 0) >= limits.credits)
-        return yield* new QuotaExceeded({
-          reason: "Credits",
-          message: `Insufficient credits to perform this request: ${month?.credits ?? 0} of ${limits.credits} used this month.`,
-        })
+        return yield* Effect.fail(
+          new QuotaExceeded({
+            reason: "Credits",
+            message: `Insufficient credits to perform this request: ${month?.credits ?? 0} of ${limits.credits} used this month.`,
+          }),
+        )
     })
 
     const confirmJob = Effect.fn("Quotas.confirmJob")(function* (owner: Owner, limits: Limits, jobId: string) {
