@@ -15,7 +15,7 @@ export const AgentHandlers = HttpApiBuilder.group(WebdataApi, "agent", (handlers
         respond(
           Effect.gen(function* () {
             const job = yield* agent.start(yield* readJsonBody(request), yield* callerOwner)
-            yield* confirmJobSlot(job.id)
+            yield* confirmJobSlot(job)
             return { success: true as const, id: job.id }
           }),
         ),

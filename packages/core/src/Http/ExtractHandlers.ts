@@ -12,7 +12,7 @@ import { respond } from "./Respond.js"
 export const startExtract = (extract: Context.Tag.Service<Extract>, body: unknown) =>
   Effect.gen(function* () {
     const started = yield* extract.start(body, yield* callerOwner)
-    yield* confirmJobSlot(started.job.id)
+    yield* confirmJobSlot(started.job)
     return {
       success: true as const,
       id: started.job.id,

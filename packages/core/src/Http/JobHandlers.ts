@@ -167,7 +167,7 @@ const decodePreview = decodeStrict(ParamsPreviewRequest)
 export const startCrawl = (crawl: Context.Tag.Service<Crawl>, body: unknown) =>
   Effect.gen(function* () {
     const started = yield* crawl.start(body, yield* callerOwner, yield* callerMayIgnoreRobots)
-    yield* confirmJobSlot(started.job.id)
+    yield* confirmJobSlot(started.job)
     return started
   })
 
@@ -175,7 +175,7 @@ export const startCrawl = (crawl: Context.Tag.Service<Crawl>, body: unknown) =>
 export const startBatch = (batch: Context.Tag.Service<BatchScrape>, body: unknown) =>
   Effect.gen(function* () {
     const started = yield* batch.start(body, yield* callerOwner)
-    yield* confirmJobSlot(started.job.id)
+    yield* confirmJobSlot(started.job)
     return started
   })
 

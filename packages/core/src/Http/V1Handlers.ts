@@ -204,7 +204,7 @@ export const V1Handlers = HttpApiBuilder.group(WebdataApi, "v1", (handlers) =>
         respondV1(
           Effect.gen(function* () {
             const job = yield* llmsTxt.start(yield* readJsonBody(request), yield* callerOwner)
-            yield* confirmJobSlot(job.id)
+            yield* confirmJobSlot(job)
             return { success: true, id: job.id }
           }),
         ),

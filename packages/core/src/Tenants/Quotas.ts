@@ -36,12 +36,13 @@ export interface QuotasShape {
     now: number,
   ) => Effect.Effect<void, QuotaExceeded | StoreError>
   /**
-   * The `jobs` limit's second count, once a request admitted by the first has made its job `jobId`: two requests at
-   * once may both pass the first. The owner's jobs in progress are counted again, this one included; past the limit,
-   * it is cancelled and the request refused as the first count would have. Of requests that raced, the one whose job
-   * was made last sees every other, so the limit holds; at worst each is refused, and its caller tries again.
+   * The `jobs` limit's second count, once a request admitted by the first has made its job: two requests at once may
+   * both pass the first. The owner's jobs in progress are counted again, the new one included; past the limit, the
+   * request is refused as the first count would have (and its caller withdraws the job, `Http/JobSlot.ts`). Of
+   * requests that raced, the one whose job was made last sees every other, so the limit holds; at worst each is
+   * refused, and its caller tries again.
    */
-  readonly confirmJob: (owner: Owner, limits: Limits, jobId: string) => Effect.Effect<void, QuotaExceeded | StoreError>
+  readonly confirmJob: (owner: Owner, limits: Limits) => Effect.Effect<void, QuotaExceeded | StoreError>
 }
 
 export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasShape>() {}
@@ -122,13 +123,8 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
         )
     })
 
-    const confirmJob = Effect.fn("Quotas.confirmJob")(function* (owner: Owner, limits: Limits, jobId: string) {
-      if (limits.jobs === undefined) return
-      yield* inProgress(owner, limits.jobs, 1).pipe(
-        Effect.tapError((refusal) =>
-          refusal._tag === "QuotaExceeded" ? store.cancelJob(jobId, Date.now()) : Effect.void,
-        ),
-      )
+    const confirmJob = Effect.fn("Quotas.confirmJob")(function* (owner: Owner, limits: Limits) {
+      if (limits.jobs !== undefined) yield* inProgress(owner, limits.jobs, 1)
     })
 
     return {
