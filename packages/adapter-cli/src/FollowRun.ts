@@ -24,6 +24,23 @@ const untilEnded = <A extends { readonly status: RunStatus }, E>(read: Effect.Ef
     }
   })
 
+/**
+ * Follows a run that cannot be cancelled to its end; Ctrl-C stops following it (on a server, the run goes on there).
+ */
+const followToEnd = <A extends { readonly status: RunStatus }, E>(
+  noun: string,
+  id: string,
+  read: Effect.Effect<A, E>,
+  remote: boolean,
+) =>
+  Effect.raceFirst(
+    untilEnded(read),
+    stopOnCtrlC(
+      Effect.void,
+      remote ? `stopped following ${noun} ${id} (it runs on at the server)` : `${noun} ${id} stopped`,
+    ),
+  )
+
 /** Text as one line: what the CLI prints of an error is one line. */
 export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 
@@ -69,15 +86,7 @@ export const runExtract = (
     const client = yield* JobClient
     const started = yield* client.startExtract(body)
     yield* skipped(started.invalidURLs)
-    const answer = yield* Effect.raceFirst(
-      untilEnded(client.extractStatus(started.id)),
-      stopOnCtrlC(
-        Effect.void,
-        output.remote
-          ? `stopped following extract ${started.id} (it runs on at the server)`
-          : `extract ${started.id} stopped`,
-      ),
-    )
+    const answer = yield* followToEnd("extract", started.id, client.extractStatus(started.id), output.remote)
     if (!output.json) {
       const warnings = answer.warnings ?? (answer.warning !== undefined ? [answer.warning] : [])
       for (const warning of warnings) yield* Console.error(`warning: ${warning}`)
@@ -106,15 +115,7 @@ export const runLlmsTxt = (
   Effect.gen(function* () {
     const client = yield* JobClient
     const started = yield* client.startLlmsTxt(body)
-    const answer = yield* Effect.raceFirst(
-      untilEnded(client.llmsTxtStatus(started.id)),
-      stopOnCtrlC(
-        Effect.void,
-        output.remote
-          ? `stopped following llmstxt ${started.id} (it runs on at the server)`
-          : `llmstxt ${started.id} stopped`,
-      ),
-    )
+    const answer = yield* followToEnd("llmstxt", started.id, client.llmsTxtStatus(started.id), output.remote)
     if (!output.json) for (const warning of answer.warnings ?? []) yield* Console.error(`warning: ${warning}`)
     yield* finish("llms.txt generation", answer, output, (completed: LlmsTxtAnswer) => {
       const text = output.full ? completed.data?.llmsfulltxt : completed.data?.llmstxt

@@ -4,13 +4,10 @@
  */
 import { createServer } from "node:http"
 import Firecrawl, { type FirecrawlAppV1 } from "@mendable/firecrawl-js"
-import { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Engine from "../../src/Engine.js"
-import * as ServerConfig from "../../src/Http/ServerConfig.js"
-import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { serveApi } from "../support/apiOnLoopback.js"
 import { useLlmKit } from "../support/llmKit.js"
-import { type Listening, listenOnLoopback, serveWebHandler } from "../support/loopback.js"
+import { type Listening, listenOnLoopback } from "../support/loopback.js"
 
 const KEY = "llmstxt-key"
 const OTHER_KEY = "llmstxt-other-key"
@@ -57,7 +54,6 @@ const pages: Record<string, Page> = {
 let site: Listening
 const hits = new Map<string, number>()
 let api: Listening
-let dispose: () => Promise<void>
 let v1: FirecrawlAppV1
 
 beforeAll(async () => {
@@ -73,16 +69,11 @@ beforeAll(async () => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html(page))
     }),
   )
-  const web = makeWebHandler(
-    Layer.merge(Engine.layer({ allowPrivateAddresses: true }), ServerConfig.layer({ apiKeys: [KEY, OTHER_KEY] })),
-  )
-  dispose = web.dispose
-  api = await serveWebHandler(web.handler)
+  api = await serveApi([KEY, OTHER_KEY])
   v1 = new Firecrawl({ apiKey: KEY, apiUrl: api.url }).v1
 })
 afterAll(async () => {
   await api?.close()
-  await dispose?.()
   await site?.close()
 })
 

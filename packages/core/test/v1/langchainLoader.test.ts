@@ -10,14 +10,11 @@
 
 import { FireCrawlLoader } from "@langchain/community/document_loaders/web/firecrawl"
 import Firecrawl from "@mendable/firecrawl-js"
-import { Layer } from "effect"
 import FirecrawlApp1 from "firecrawl-js-v1"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import * as Engine from "../../src/Engine.js"
-import * as ServerConfig from "../../src/Http/ServerConfig.js"
-import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { serveApi } from "../support/apiOnLoopback.js"
 import { type CrawlSite, startCrawlSite } from "../support/crawlSite.js"
-import { type Listening, serveWebHandler } from "../support/loopback.js"
+import type { Listening } from "../support/loopback.js"
 
 const KEY = "langchain-loader-key"
 
@@ -31,25 +28,21 @@ const pages = {
 
 let site: CrawlSite
 let api: Listening
-let dispose: () => Promise<void>
 /** Method and path of every request the API received and the status it answered. */
 let seen: Array<string> = []
 
 beforeAll(async () => {
   site = await startCrawlSite({ pages, robots: "User-agent: *\nDisallow: /private\n" })
-  const web = makeWebHandler(
-    Layer.merge(Engine.layer({ allowPrivateAddresses: true }), ServerConfig.layer({ apiKeys: [KEY] })),
-  )
-  dispose = web.dispose
-  api = await serveWebHandler(async (request) => {
-    const response = await web.handler(request)
-    seen.push(`${request.method} ${new URL(request.url).pathname} ${response.status}`)
-    return response
+  api = await serveApi([KEY], {
+    observe: (handler) => async (request) => {
+      const response = await handler(request)
+      seen.push(`${request.method} ${new URL(request.url).pathname} ${response.status}`)
+      return response
+    },
   })
 })
 afterAll(async () => {
   await api?.close()
-  await dispose?.()
   await site?.close()
 })
 afterEach(() => {

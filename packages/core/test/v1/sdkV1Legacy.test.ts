@@ -4,14 +4,11 @@
  * turns error answers into thrown `FirecrawlError`s whose message quotes ours.
  */
 
-import { Layer } from "effect"
 import FirecrawlApp from "firecrawl-js-v1"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Engine from "../../src/Engine.js"
-import * as ServerConfig from "../../src/Http/ServerConfig.js"
-import { makeWebHandler } from "../../src/Http/WebHandler.js"
+import { serveApi } from "../support/apiOnLoopback.js"
 import { type CrawlSite, chainPages, startCrawlSite } from "../support/crawlSite.js"
-import { type Listening, serveWebHandler } from "../support/loopback.js"
+import type { Listening } from "../support/loopback.js"
 
 const KEY = "legacy-sdk-key"
 
@@ -27,7 +24,6 @@ const pages = {
 let site: CrawlSite
 let slow: CrawlSite
 let api: Listening
-let dispose: () => Promise<void>
 let app: FirecrawlApp
 /** Method and path of every request the API received, to show which routes the SDK used. */
 const seen: Array<string> = []
@@ -36,22 +32,17 @@ beforeAll(async () => {
   site = await startCrawlSite({ pages, robots: "User-agent: *\nDisallow: /private\n" })
   slow = await startCrawlSite({ pages: chainPages(40, { delayMs: 200 }) })
   // One document per status page, so every finished job is read through `next` links.
-  const web = makeWebHandler(
-    Layer.merge(
-      Engine.layer({ allowPrivateAddresses: true, jobs: { statusPageBytes: 1 } }),
-      ServerConfig.layer({ apiKeys: [KEY] }),
-    ),
-  )
-  dispose = web.dispose
-  api = await serveWebHandler((request) => {
-    seen.push(`${request.method} ${new URL(request.url).pathname}`)
-    return web.handler(request)
+  api = await serveApi([KEY], {
+    engine: { jobs: { statusPageBytes: 1 } },
+    observe: (handler) => (request) => {
+      seen.push(`${request.method} ${new URL(request.url).pathname}`)
+      return handler(request)
+    },
   })
   app = new FirecrawlApp({ apiKey: KEY, apiUrl: api.url })
 })
 afterAll(async () => {
   await api?.close()
-  await dispose?.()
   await Promise.all([site?.close(), slow?.close()])
 })
 

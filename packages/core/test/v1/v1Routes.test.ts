@@ -11,6 +11,7 @@ import { makeWebHandler } from "../../src/Http/WebHandler.js"
 import { entryOf } from "../../src/Tenants/ApiKey.js"
 import { endpointClassOf } from "../../src/Tenants/EndpointClass.js"
 import { parseLimits } from "../../src/Tenants/Limits.js"
+import { serveApi } from "../support/apiOnLoopback.js"
 import { type CrawlSite, chainPages, startCrawlSite } from "../support/crawlSite.js"
 import { type Listening, serveWebHandler } from "../support/loopback.js"
 
@@ -29,26 +30,17 @@ const pages = {
 let site: CrawlSite
 let slow: CrawlSite
 let api: Listening
-let dispose: () => Promise<void>
 let v1: FirecrawlAppV1
 
 beforeAll(async () => {
   site = await startCrawlSite({ pages, robots: "User-agent: *\nDisallow: /private\n" })
   slow = await startCrawlSite({ pages: chainPages(40, { delayMs: 200 }) })
   // One document per status page: every status answer has a `next` while documents remain.
-  const web = makeWebHandler(
-    Layer.merge(
-      Engine.layer({ allowPrivateAddresses: true, jobs: { statusPageBytes: 1 } }),
-      ServerConfig.layer({ apiKeys: [KEY] }),
-    ),
-  )
-  dispose = web.dispose
-  api = await serveWebHandler(web.handler)
+  api = await serveApi([KEY], { engine: { jobs: { statusPageBytes: 1 } } })
   v1 = new Firecrawl({ apiKey: KEY, apiUrl: api.url }).v1
 })
 afterAll(async () => {
   await api?.close()
-  await dispose?.()
   await Promise.all([site?.close(), slow?.close()])
 })
 
