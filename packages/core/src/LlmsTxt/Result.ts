@@ -38,9 +38,17 @@ const keyOf = (url: string): string | undefined => {
 /** The site the pages make: its title and summary from the start page, and every page's line. */
 export const siteOf = (spec: LlmsTxtSpec, records: ReadonlyArray<LlmsPageRecord>): LlmsSite => {
   const startKey = keyOf(spec.url)
-  const start = records.find((record) => keyOf(record.url) === startKey)
+  // Known by the URL its task asked for: the start page may redirect (to https, to a language's home).
+  const start = records.find((record) => keyOf(record.sourceURL) === startKey)
+  // Two URLs that redirect to one page make one line.
+  const listed = new Set(start === undefined ? [] : [keyOf(start.url)])
   const others = records
-    .filter((record) => record !== start)
+    .filter((record) => {
+      const key = keyOf(record.url)
+      if (record === start || listed.has(key)) return false
+      listed.add(key)
+      return true
+    })
     .sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0))
   return {
     title: siteTitle(spec.url, start),

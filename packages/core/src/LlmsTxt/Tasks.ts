@@ -55,7 +55,10 @@ export const pageScrapeOptions = (describe: LlmsTxtSpec["describe"], cache: bool
 
 /** What an llms.txt job keeps of a page it read. */
 export interface LlmsPageRecord {
+  /** Where the page ended up (after redirects): the URL its line links. */
   readonly url: string
+  /** The URL its task asked for (the start page is known by it). */
+  readonly sourceURL: string
   readonly title: string
   /** The description its line shows. */
   readonly line: string
@@ -76,6 +79,7 @@ export const llmsPageRecord = (spec: LlmsTxtSpec, document: Document): LlmsPageR
   const usage = metadata.llmUsage as Partial<TokenUsage> | undefined
   return {
     url: metadata.url,
+    sourceURL: metadata.sourceURL,
     title,
     line:
       modelDescription(document) ??

@@ -61,6 +61,10 @@ beforeAll(async () => {
     createServer((request, response) => {
       const path = new URL(request.url ?? "/", "http://site").pathname
       hits.set(path, (hits.get(path) ?? 0) + 1)
+      if (path === "/start") {
+        response.writeHead(301, { location: "/" }).end()
+        return
+      }
       const page = pages[path]
       if (page === undefined) {
         response.writeHead(404, { "content-type": "text/plain" }).end("not found")
@@ -149,6 +153,16 @@ describe("POST /v1/llmstxt through the SDK's v1 client", () => {
     )
     expect(fresh.body.status).toBe("completed")
     expect((hits.get("/about") ?? 0) - cached).toBeGreaterThan(cached - read)
+  })
+
+  it("knows the start page by the URL asked for when it redirects, and lists a page once", async () => {
+    const started = await call("POST", "/v1/llmstxt", { url: `${site.url}/start`, maxUrls: 2 })
+    const done = await settled(started.body.id)
+    expect(done.body.status).toBe("completed")
+    const text: string = done.body.data.llmstxt
+    expect(text.startsWith("# Acme Docs\n\n> Acme builds rockets for hobbyists.\n")).toBe(true)
+    expect(linkLines(text)[0]).toBe(`- [Acme Docs](${site.url}/): Acme builds rockets for hobbyists.`)
+    expect(new Set(linkLines(text)).size).toBe(linkLines(text).length)
   })
 
   it("answers failed, with the reason, when no page of the site can be read", async () => {
