@@ -28,6 +28,15 @@ export const pageTask = (url: string): NewTask => {
   return { url: normalized, key: `${PAGE}${dedupKey(normalized, dedup)}`, depth: 0, host: new URL(normalized).host }
 }
 
+/** The page task of a URL a page or a map gave, or none when it is no URL. */
+export const pageTaskOf = (url: string): NewTask | undefined => {
+  try {
+    return pageTask(url)
+  } catch {
+    return undefined
+  }
+}
+
 /** `https://example.com/blog/*`: the pages under `https://example.com/blog/`. */
 export const isWildcard = (url: string): boolean => /\/\*$/.test(url.trim())
 

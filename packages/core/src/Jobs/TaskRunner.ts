@@ -23,7 +23,7 @@ import { Fetcher } from "../Engines/Fetcher.js"
 import { mapError } from "../ErrorCodes.js"
 import type { LlmError, RequestError, ScrapeError } from "../Errors.js"
 import { EXTRACT_TIMED_OUT, readExtract } from "../Extract/ExtractResult.js"
-import { pageRecord, pageScrapeOptions, pageTask, taskKind } from "../Extract/ExtractTasks.js"
+import { pageRecord, pageScrapeOptions, pageTaskOf, taskKind } from "../Extract/ExtractTasks.js"
 import { isSiteTask, llmsPageRecord, sitePageTasks } from "../LlmsTxt/Tasks.js"
 import { MapService } from "../Map.js"
 import { CheckSteps, errorPage, scrapeOptionsOf, seenPage } from "../Monitor/CheckSteps.js"
@@ -327,15 +327,7 @@ export const make = Effect.gen(function* () {
     yield* completeFound(
       context,
       lease,
-      Either.map(found, (urls) =>
-        urls.flatMap((url) => {
-          try {
-            return [pageTask(url)]
-          } catch {
-            return []
-          }
-        }),
-      ),
+      Either.map(found, (urls) => urls.flatMap((url) => pageTaskOf(url) ?? [])),
     )
   })
 

@@ -81,7 +81,7 @@ const jobEvent = (
   error: string | undefined,
 ): WebhookDelivery | undefined => {
   const spec = job.webhook as WebhookSpec | undefined
-  // An llms.txt generation takes no webhook.
+  // An llms.txt generation is made without one; the check tells the type so.
   if (spec === undefined || job.kind === "llmstxt") return undefined
   return {
     spec,

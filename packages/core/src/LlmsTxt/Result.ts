@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { RequestError } from "../Errors.js"
 import { pageErrorsLine } from "../Extract/ExtractResult.js"
-import { pageTask } from "../Extract/ExtractTasks.js"
+import { pageTaskOf } from "../Extract/ExtractTasks.js"
 import { decodeSpec, type LlmsTxtSpec } from "../Jobs/JobSpec.js"
 import type { Job, JobErrorRecord, JobStore } from "../Jobs/JobStore.js"
 import { addUsage, NO_USAGE, type TokenUsage } from "../Llm/Llm.js"
@@ -27,13 +27,7 @@ export interface LlmsTxtOutcome {
   readonly failedPages: number
 }
 
-const keyOf = (url: string): string | undefined => {
-  try {
-    return pageTask(url).key
-  } catch {
-    return undefined
-  }
-}
+const keyOf = (url: string): string | undefined => pageTaskOf(url)?.key
 
 /** The site the pages make: its title and summary from the start page, and every page's line. */
 export const siteOf = (spec: LlmsTxtSpec, records: ReadonlyArray<LlmsPageRecord>): LlmsSite => {

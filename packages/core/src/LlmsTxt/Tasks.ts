@@ -7,7 +7,7 @@ import { Schema } from "effect"
 import { type Document, firstOf } from "../Domain/Document.js"
 import type { Format } from "../Domain/Formats.js"
 import { ScrapeOptions } from "../Domain/ScrapeOptions.js"
-import { pageTask } from "../Extract/ExtractTasks.js"
+import { pageTaskOf } from "../Extract/ExtractTasks.js"
 import type { LlmsTxtSpec } from "../Jobs/JobSpec.js"
 import type { NewTask, Task } from "../Jobs/JobStore.js"
 import { NO_USAGE, type TokenUsage } from "../Llm/Llm.js"
@@ -25,12 +25,8 @@ export const sitePageTasks = (start: string, links: ReadonlyArray<string>, maxUr
   const tasks = new Map<string, NewTask>()
   for (const url of [start, ...links]) {
     if (tasks.size >= maxUrls) break
-    try {
-      const task = pageTask(url)
-      if (!tasks.has(task.key)) tasks.set(task.key, task)
-    } catch {
-      // A link that is no URL is no page of the file.
-    }
+    const task = pageTaskOf(url)
+    if (task !== undefined && !tasks.has(task.key)) tasks.set(task.key, task)
   }
   return [...tasks.values()]
 }
