@@ -1,10 +1,10 @@
 /** The local search index on Postgres full-text search: a weighted tsvector per page, a GIN index, ts_rank_cd. */
 import type { SqlClient } from "@effect/sql"
 import type { Fragment } from "@effect/sql/Statement"
-import { type IndexSearch, type JobStoreShape, urlWords } from "@webdata/core/jobs"
+import type { IndexSearch, JobStoreShape } from "@webdata/core/jobs"
 import { Array as Arr, Effect } from "effect"
 import type { Db } from "./Db.js"
-import { type IndexRow, toIndexedPage } from "./Rows.js"
+import { type IndexRow, indexRowOf, toIndexedPage } from "./Rows.js"
 
 type SearchIndex = Pick<JobStoreShape, "indexPage" | "searchIndex">
 
@@ -64,15 +64,7 @@ export const make = ({ sql, run }: Db): SearchIndex => ({
   indexPage: (page) =>
     run(
       Effect.asVoid(sql`
-        INSERT INTO search_index ${sql.insert({
-          owner: page.owner ?? "",
-          url: page.url,
-          title: page.title ?? null,
-          description: page.description ?? null,
-          content: page.content,
-          url_words: urlWords(page.url),
-          scraped_at: page.scrapedAt,
-        })}
+        INSERT INTO search_index ${sql.insert(indexRowOf(page))}
         ON CONFLICT (owner, (md5(url)::uuid)) DO UPDATE SET
           url = EXCLUDED.url, title = EXCLUDED.title, description = EXCLUDED.description, content = EXCLUDED.content,
           url_words = EXCLUDED.url_words, scraped_at = EXCLUDED.scraped_at`),

@@ -1,6 +1,6 @@
 /**
- * The JobStore on SQLite (better-sqlite3 through `@effect/sql-sqlite-node`): the embedded default. One file holds
- * everything; it survives restarts, and several processes may share it (WAL mode, write transactions that take the
+ * The JobStore on SQLite (better-sqlite3, through `@effect/sql` and, for the per-page writes, directly: see
+ * `Connection.ts`): the embedded default. One file holds everything; it survives restarts, and several processes may share it (WAL mode, write transactions that take the
  * lock at BEGIN, a busy timeout).
  *
  * Every operation that writes more than one statement runs in one transaction: a process killed in the middle
@@ -15,34 +15,28 @@ import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlError } from "@effect/sql/SqlError"
 import type { Statement } from "@effect/sql/Statement"
-import { SqliteClient } from "@effect/sql-sqlite-node"
 import {
   admissible,
   decodeJson,
-  deliveriesToQueue,
-  type EncodedDelivery,
   encodeDelivery,
   encodeJson,
   encodeOptionalJson,
   encodeTaskDeliveries,
-  fairLease,
-  type IndexedPage,
   JobStore,
   type JobStoreShape,
   MemoryJobStore,
-  type NewTask,
   newId,
   StoreError,
   type Task,
   type TaskError,
-  type TaskStatus,
-  urlWords,
 } from "@webdata/core/jobs"
 import { Array as Arr, Config, type ConfigError, Effect, Layer, Option, Schedule, Stream } from "effect"
 import * as Compression from "./Compression.js"
+import * as Connection from "./Connection.js"
 import * as Counters from "./Counters.js"
 import { matchExpression } from "./Fts.js"
 import * as HotReads from "./HotReads.js"
+import * as HotWrites from "./HotWrites.js"
 import * as ImmediateTransaction from "./ImmediateTransaction.js"
 import { loader } from "./migrations/index.js"
 import * as Records from "./Records.js"
@@ -80,10 +74,13 @@ export interface SqliteJobStoreOptions {
    * crash loses at most this long of them. Default 20 ms.
    */
   readonly writeBehindMs?: number
+  /**
+   * How long a write of the per-page kind (a lease, a completion, a write-behind batch) waits for others to share its
+   * commit while several fibers are writing (`Connection.ts`); a lone writer never waits. Default 2 ms; 0: only the
+   * writes asked for in the same turn of the scheduler share one.
+   */
+  readonly groupCommitMs?: number
 }
-
-/** Rows per multi-row statement: well under SQLite's limit of bound parameters. */
-const CHUNK = 500
 
 /** Whether `error` is SQLite's answer that another connection holds a lock this statement needs. */
 const isBusy = (error: SqlError): boolean => {
@@ -118,9 +115,11 @@ const changes = (statement: Statement<unknown>): Effect.Effect<number, SqlError>
 interface StoreOptions extends Pick<SqliteJobStoreOptions, "writeBehindMs"> {
   /** A connection of its own for status polls' reads (not for a database in memory). */
   readonly hotReads?: HotReads.HotReads
+  /** Synchronous write transactions on the `SqlClient`'s connection (`Connection.exclusive`). */
+  readonly exclusive: Connection.Connection["exclusive"]
 }
 
-export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
+export const make = Effect.fnUntraced(function* (options: StoreOptions) {
   const sql = yield* SqlClient.SqlClient
   const transaction = yield* ImmediateTransaction.make
   const write = <A>(effect: Effect.Effect<A, SqlError | StoreError>) => orStoreError(transaction(effect))
@@ -138,38 +137,16 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
         (row) => Effect.map(Compression.pack(row.body), (body) => ({ ...row, body })),
         { concurrency: "unbounded" },
       )
-      yield* write(
-        Effect.gen(function* () {
-          for (const chunk of Arr.chunksOf(scrapeRows, CHUNK))
-            yield* sql`INSERT OR REPLACE INTO scrapes ${sql.insert(chunk)}`
-          for (const chunk of Arr.chunksOf(cacheRows, CHUNK))
-            yield* sql`INSERT OR REPLACE INTO scrape_cache ${sql.insert(chunk)}`
-          for (const page of index) yield* putIndexed(page)
-        }),
-      )
+      yield* exclusive((db) => {
+        for (const row of scrapeRows) HotWrites.insertRow(db, "scrapes", row, "OR REPLACE")
+        for (const row of cacheRows) HotWrites.insertRow(db, "scrape_cache", row, "OR REPLACE")
+        for (const page of index) HotWrites.putIndexed(db, page)
+      })
     })
   const queue = yield* WriteBehind.make(writeQueued, {
     ...WriteBehind.defaults,
     delayMs: options.writeBehindMs ?? WriteBehind.defaults.delayMs,
   })
-
-  /** A page into the search index (in a transaction: one of the write-behind queue's). */
-  const putIndexed = (page: IndexedPage) =>
-    Effect.gen(function* () {
-      // DELETE then INSERT, not INSERT OR REPLACE: REPLACE's implicit delete fires no DELETE trigger (unless
-      // recursive_triggers is on), which would leave the old words in the FTS index.
-      const owner = page.owner ?? ""
-      yield* sql`DELETE FROM search_index WHERE owner = ${owner} AND url = ${page.url}`
-      yield* sql`INSERT INTO search_index ${sql.insert({
-        owner,
-        url: page.url,
-        title: page.title ?? null,
-        description: page.description ?? null,
-        content: page.content,
-        url_words: urlWords(page.url),
-        scraped_at: page.scrapedAt,
-      })}`
-    })
 
   /** A stored scrape from its row, queued or read from the file. */
   const toScrape = (
@@ -192,63 +169,8 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
     )
   const updatedJob = (statement: Statement<JobRow>) => Effect.flatMap(statement, (rows) => toJob(rows[0]!))
 
-  const insertTasks = (jobId: string, tasks: ReadonlyArray<NewTask>) =>
-    Effect.forEach(
-      Arr.chunksOf(tasks, CHUNK),
-      (chunk) =>
-        sql`INSERT INTO tasks ${sql.insert(
-          chunk.map((task) => ({
-            id: newId(),
-            job_id: jobId,
-            url: task.url,
-            dedup_key: task.key,
-            depth: task.depth,
-            host: task.host,
-            status: "pending",
-            attempts: 0,
-            not_before: task.notBefore ?? 0,
-            due_at: task.notBefore ?? 0,
-          })),
-        )}`,
-      { discard: true },
-    )
-
-  /** Admits what the job takes of `proposed` given `room` left under its limit; returns how many. */
-  const admit = (jobId: string, room: number, proposed: ReadonlyArray<NewTask>) =>
-    Effect.gen(function* () {
-      if (room <= 0 || proposed.length === 0) return 0
-      const keys = Array.from(new Set(proposed.map((task) => task.key)))
-      const seen = new Set<string>()
-      for (const chunk of Arr.chunksOf(keys, CHUNK)) {
-        const rows = yield* sql<{ readonly dedup_key: string }>`
-          SELECT dedup_key FROM tasks WHERE job_id = ${jobId} AND ${sql.in("dedup_key", chunk)}`
-        for (const row of rows) seen.add(row.dedup_key)
-      }
-      const admitted = admissible(proposed, (key) => seen.has(key), room)
-      yield* insertTasks(jobId, admitted)
-      return admitted.length
-    })
-
-  const insertDelivery = ({ jobId, json, createdAt }: EncodedDelivery) =>
-    sql`INSERT INTO deliveries ${sql.insert({
-      id: newId(),
-      job_id: jobId,
-      payload: json,
-      attempts: 0,
-      not_before: 0,
-      created_at: createdAt,
-    })}`
-
-  /** The stored task, with the fields of its job that completing it needs, if `task` is still its current lease. */
-  const heldTask = (task: Task) =>
-    Effect.map(
-      sql<TaskRow & { readonly job_completed: number; readonly task_limit: number; readonly job_total: number }>`
-        SELECT t.*, j.completed AS job_completed, j.task_limit, j.total AS job_total
-        FROM tasks t JOIN jobs j ON j.id = t.job_id
-        WHERE t.id = ${task.id} AND t.status = 'leased'
-          AND t.lease_owner = ${task.leaseOwner ?? null} AND t.lease_until = ${task.leaseUntil ?? null}`,
-      Arr.head,
-    )
+  /** A synchronous write transaction (`HotWrites`), failing as the store's other writes do. */
+  const exclusive = <A>(body: (db: Connection.Statements) => A) => orStoreError(options.exclusive(body))
 
   const stopJob = (id: string, now: number, status: "cancelled" | "failed", error?: string) =>
     write(
@@ -290,35 +212,35 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
         const webhook = yield* encodeOptionalJson(input.webhook)
         const id = input.id ?? newId()
         const admitted = admissible(seeds, () => false, input.limit)
-        return yield* write(
-          Effect.gen(function* () {
-            if (input.id !== undefined && Option.isSome(yield* jobRow(id)))
-              return yield* new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` })
-            yield* sql`INSERT INTO jobs ${sql.insert({
-              id,
-              kind: input.kind,
-              owner: input.owner,
-              status: admitted.length === 0 ? "completed" : "scraping",
-              url: input.url ?? null,
-              options,
-              task_limit: input.limit,
-              max_concurrency: input.maxConcurrency ?? null,
-              delay_ms: input.delayMs ?? null,
-              webhook: webhook ?? null,
-              zero_data_retention: input.zeroDataRetention ? 1 : 0,
-              total: admitted.length,
-              completed: 0,
-              failed: 0,
-              created_at: input.createdAt,
-              updated_at: input.createdAt,
-              completed_at: admitted.length === 0 ? input.createdAt : null,
-              expires_at: input.expiresAt,
-              error: null,
-            })}`
-            yield* insertTasks(id, admitted)
-            return Option.getOrThrow(yield* loadJob(id))
-          }),
-        )
+        const row = yield* exclusive((db) => {
+          if (input.id !== undefined && HotWrites.jobRow(db, id) !== undefined) return undefined
+          HotWrites.insertRow(db, "jobs", {
+            id,
+            kind: input.kind,
+            owner: input.owner,
+            status: admitted.length === 0 ? "completed" : "scraping",
+            url: input.url ?? null,
+            options,
+            task_limit: input.limit,
+            max_concurrency: input.maxConcurrency ?? null,
+            delay_ms: input.delayMs ?? null,
+            webhook: webhook ?? null,
+            zero_data_retention: input.zeroDataRetention ? 1 : 0,
+            total: admitted.length,
+            completed: 0,
+            failed: 0,
+            created_at: input.createdAt,
+            updated_at: input.createdAt,
+            completed_at: admitted.length === 0 ? input.createdAt : null,
+            expires_at: input.expiresAt,
+            error: null,
+          })
+          HotWrites.insertTasks(db, id, admitted)
+          return HotWrites.jobRow(db, id)
+        })
+        if (row === undefined)
+          return yield* Effect.fail(new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` }))
+        return yield* toJob(row)
       }),
 
     getJob: (id) =>
@@ -348,66 +270,10 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
     cancelJob: (id, now) => stopJob(id, now, "cancelled"),
     failJob: (id, error, now) => stopJob(id, now, "failed", error),
 
-    leaseTasks: ({ worker, now, leaseMs, max }) =>
-      write(
-        Effect.gen(function* () {
-          // The jobs with a task due now (on `tasks_due`): the request is shared among the owners that have some.
-          const jobs = yield* sql<{
-            readonly id: string
-            readonly owner: string | null
-            readonly max_concurrency: number | null
-          }>`
-            SELECT id, owner, max_concurrency FROM jobs j
-            WHERE status = 'scraping' AND EXISTS (
-              SELECT 1 FROM tasks WHERE job_id = j.id AND status IN ('pending', 'leased') AND due_at <= ${now}
-            )
-            ORDER BY lease_turn, created_at, id`
-          const leaseUntil = now + leaseMs
-          const { tasks, served } = yield* fairLease(
-            jobs.map((job) => ({ id: job.id, owner: job.owner, maxConcurrency: job.max_concurrency ?? undefined })),
-            max,
-            {
-              liveLeases: (jobId) =>
-                Effect.map(
-                  sql<{ readonly n: number }>`
-                    SELECT count(*) AS n FROM tasks
-                    WHERE job_id = ${jobId} AND status = 'leased' AND lease_until > ${now}`,
-                  (rows) => rows[0]?.n ?? 0,
-                ),
-              take: (jobId, n) =>
-                Effect.gen(function* () {
-                  const due = yield* sql<TaskRow>`
-                    SELECT * FROM tasks
-                    WHERE job_id = ${jobId} AND status IN ('pending', 'leased') AND due_at <= ${now}
-                    ORDER BY due_at, seq LIMIT ${n}`
-                  if (due.length === 0) return []
-                  // A lease that ran out was an attempt that never reported back.
-                  yield* sql`
-                    UPDATE tasks SET attempts = attempts + (status = 'leased'), status = 'leased',
-                      lease_owner = ${worker}, lease_until = ${leaseUntil}, due_at = ${leaseUntil}
-                    WHERE ${sql.in(
-                      "seq",
-                      due.map((row) => row.seq),
-                    )}`
-                  return due.map((row) =>
-                    toTask({
-                      ...row,
-                      status: "leased",
-                      attempts: row.attempts + (row.status === "leased" ? 1 : 0),
-                      lease_owner: worker,
-                      lease_until: leaseUntil,
-                    }),
-                  )
-                }),
-            },
-          )
-          for (const jobId of served) {
-            yield* sql`
-              UPDATE jobs SET lease_turn = (SELECT max(lease_turn) FROM jobs WHERE status = 'scraping') + 1
-              WHERE id = ${jobId}`
-          }
-          return tasks
-        }),
+    leaseTasks: (request) =>
+      Effect.map(
+        exclusive((db) => HotWrites.leaseTasks(db, request)),
+        Arr.map(toTask),
       ),
 
     // One statement, so one snapshot, on the indexes the lease uses: the running jobs, then each one's range of
@@ -474,75 +340,27 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
       Effect.gen(function* () {
         const document = yield* encodeOptionalJson(outcome.document)
         const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
-        return yield* write(
-          Effect.gen(function* () {
-            const held = yield* heldTask(task)
-            if (Option.isNone(held)) return { recorded: false, finished: false, job: yield* loadJob(task.jobId) }
-            const row = held.value
-            const { now } = outcome
-            let status: TaskStatus = "done"
-            if (document !== undefined) {
-              yield* sql`INSERT INTO documents ${sql.insert({
-                job_id: row.job_id,
-                seq: row.job_completed,
-                url: row.url,
-                document,
-                created_at: now,
-              })}`
-            } else if (outcome.error !== undefined) {
-              status = "failed"
-              yield* sql`INSERT INTO job_errors ${sql.insert({
-                id: row.id,
-                job_id: row.job_id,
-                url: row.url,
-                code: outcome.error.code,
-                message: outcome.error.message,
-                at: now,
-              })}`
-            }
-            yield* sql`
-              UPDATE tasks SET status = ${status}, lease_owner = NULL, lease_until = NULL WHERE seq = ${row.seq}`
-            const admitted = yield* admit(row.job_id, row.task_limit - row.job_total, outcome.discovered)
-            for (const chunk of Arr.chunksOf(Array.from(new Set(outcome.robotsBlocked)), CHUNK)) {
-              const rows = chunk.map((url) => ({ job_id: row.job_id, url }))
-              yield* sql`INSERT OR IGNORE INTO robots_blocked ${sql.insert(rows)}`
-            }
-            // The task was leased, so the job is `scraping`: it is finished when no open task is left.
-            const open = sql`EXISTS (
-              SELECT 1 FROM tasks WHERE job_id = ${row.job_id} AND status IN ('pending', 'leased'))`
-            const job = yield* updatedJob(sql<JobRow>`
-              UPDATE jobs SET
-                total = total + ${admitted},
-                completed = completed + ${document !== undefined ? 1 : 0},
-                failed = failed + ${status === "failed" ? 1 : 0},
-                updated_at = ${now},
-                status = CASE WHEN ${open} THEN status ELSE 'completed' END,
-                completed_at = CASE WHEN ${open} THEN completed_at ELSE ${now} END
-              WHERE id = ${row.job_id} RETURNING *`)
-            const finished = job.status === "completed"
-            for (const delivery of deliveriesToQueue(deliveries, finished)) yield* insertDelivery(delivery)
-            return { recorded: true, finished, job: Option.some(job) }
-          }),
+        const { recorded, finished, job } = yield* exclusive((db) =>
+          HotWrites.completeTask(db, task, outcome, document, deliveries),
         )
+        return { recorded, finished, job: job === undefined ? Option.none() : Option.some(yield* toJob(job)) }
       }),
 
     retryTask: (task, { notBefore, error }) => release(task, notBefore, 1, error),
     deferTask: (task, notBefore) => release(task, notBefore, 0),
 
     addTasks: (jobId, proposed, now) =>
-      write(
-        Effect.gen(function* () {
-          const row = yield* jobRow(jobId)
-          if (Option.isNone(row) || row.value.status === "cancelled" || row.value.status === "failed") return 0
-          const admitted = yield* admit(jobId, Number(row.value.task_limit) - Number(row.value.total), proposed)
-          if (admitted > 0) {
-            yield* sql`
-              UPDATE jobs SET total = total + ${admitted}, status = 'scraping', completed_at = NULL, updated_at = ${now}
-              WHERE id = ${jobId}`
-          }
-          return admitted
-        }),
-      ),
+      exclusive((db) => {
+        const row = HotWrites.jobRow(db, jobId)
+        if (row === undefined || row.status === "cancelled" || row.status === "failed") return 0
+        const admitted = HotWrites.admit(db, jobId, Number(row.task_limit) - Number(row.total), proposed)
+        if (admitted > 0) {
+          db.prepare(`
+            UPDATE jobs SET total = total + ?, status = 'scraping', completed_at = NULL, updated_at = ?
+            WHERE id = ?`).run(admitted, now, jobId)
+        }
+        return admitted
+      }),
 
     getTask: (id) =>
       orStoreError(
@@ -699,7 +517,12 @@ export const make = Effect.fnUntraced(function* (options: StoreOptions = {}) {
     },
 
     enqueueDelivery: (delivery) =>
-      Effect.flatMap(encodeDelivery(delivery), (encoded) => orStoreError(Effect.as(insertDelivery(encoded), true))),
+      Effect.flatMap(encodeDelivery(delivery), (encoded) =>
+        Effect.as(
+          exclusive((db) => HotWrites.insertDelivery(db, encoded)),
+          true,
+        ),
+      ),
 
     leaseDeliveries: ({ worker, now, leaseMs, max }) =>
       write(
@@ -843,9 +666,11 @@ const open = (options: SqliteJobStoreOptions) =>
         catch: unavailable(`Cannot create the directory of ${filename}`),
       })
     }
-    const client = yield* SqliteClient.make({ filename, disableWAL: true }).pipe(
+    const connection = yield* Connection.open(filename, Math.max(0, options.groupCommitMs ?? 2)).pipe(
+      Effect.mapError(unavailable(`Cannot open ${filename}`)),
       Effect.catchAllDefect((defect) => Effect.fail(unavailable(`Cannot open ${filename}`)(defect))),
     )
+    const client = connection.sql
     yield* Effect.gen(function* () {
       yield* client.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
       // Switched here rather than by the client as it opens: when two processes open a fresh file at once, SQLite
@@ -855,6 +680,7 @@ const open = (options: SqliteJobStoreOptions) =>
         while: isBusy,
       })
       yield* client.unsafe("PRAGMA synchronous = NORMAL")
+      for (const p of (process.env.XPRAGMA ?? "").split(";").filter(Boolean)) yield* client.unsafe(`PRAGMA ${p}`)
       yield* migrate
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
@@ -867,7 +693,7 @@ const open = (options: SqliteJobStoreOptions) =>
         ? undefined
         : yield* HotReads.open(filename, busyTimeoutMs).pipe(Effect.mapError(unavailable(`Cannot open ${filename}`)))
     return yield* Effect.provideService(
-      make({ ...options, ...(hotReads !== undefined ? { hotReads } : {}) }),
+      make({ ...options, exclusive: connection.exclusive, ...(hotReads !== undefined ? { hotReads } : {}) }),
       SqlClient.SqlClient,
       client,
     )

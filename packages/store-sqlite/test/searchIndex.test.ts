@@ -107,6 +107,8 @@ interface Probe {
   readonly check: Effect.Effect<void, unknown>
   /** How many rows the FTS index itself matches for `word` (the join in `searchIndex` would hide stale ones). */
   readonly ftsMatches: (word: string) => Effect.Effect<number, unknown>
+  /** The rows' `seq`s: a row deleted and written again gets a new one. */
+  readonly seqs: Effect.Effect<ReadonlyArray<number>, unknown>
 }
 
 /** Runs `body` on a store in a fresh file, with a second connection to look at its FTS index directly. */
@@ -125,6 +127,11 @@ const onStore = <A>(body: (store: JobStoreShape, probe: Probe) => Effect.Effect<
           (rows) => rows[0]!.n,
         ),
       ),
+    seqs: raw((sql) =>
+      Effect.map(sql<{ readonly seq: number }>`SELECT seq FROM search_index ORDER BY seq`, (rows) =>
+        rows.map((row) => row.seq),
+      ),
+    ),
   }
   return Effect.runPromise(
     Effect.flatMap(JobStore, (store) => body(store, probe)).pipe(Effect.provide(SqliteJobStore.layer({ filename }))),
@@ -173,6 +180,27 @@ describe("SQLite search index (FTS5)", () => {
         expect(yield* store.searchIndex(query(["mango"]))).toEqual([
           { owner: "key-a", url: "https://example.test/p", content: "mangoes ripen here", scrapedAt: T0 + 1 },
         ])
+        yield* check
+      }),
+    ))
+
+  it("a page indexed again unchanged keeps its entry and moves its date; a change writes it again", () =>
+    onStore((store, { check, ftsMatches, seqs }) =>
+      Effect.gen(function* () {
+        // Through the write-behind queue: written to the file within its 20 ms.
+        const index = (indexed: IndexedPage) => Effect.zipRight(store.indexPage(indexed), Effect.sleep("60 millis"))
+        yield* index(page("/p", "zebras graze here", { title: "Savanna" }))
+        const [first] = yield* seqs
+        yield* index(page("/p", "zebras graze here", { title: "Savanna", scrapedAt: T0 + 5 }))
+        expect(yield* seqs).toEqual([first])
+        expect(paths(yield* store.searchIndex(query(["zebra"], { from: T0 + 1 })))).toEqual(["/p"])
+        expect(yield* ftsMatches("zebra")).toBe(1)
+        yield* check
+        // The title alone changed: the page is written again, and the old title is out of the index.
+        yield* index(page("/p", "zebras graze here", { title: "Plains", scrapedAt: T0 + 6 }))
+        expect((yield* seqs)[0]).toBeGreaterThan(first!)
+        expect(yield* store.searchIndex(query(["savanna"]))).toEqual([])
+        expect(paths(yield* store.searchIndex(query(["plains"])))).toEqual(["/p"])
         yield* check
       }),
     ))

@@ -124,7 +124,7 @@ describe("SQLite store", () => {
         ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7])
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     }),
   )
 
@@ -162,27 +162,45 @@ describe("SQLite store", () => {
     }),
   )
 
-  it.live("a transaction interrupted midway leaves nothing written", () =>
-    withFile(freshFile(), (store) =>
-      Effect.gen(function* () {
-        const job = yield* store.createJob(newJob({ limit: 1_000_000 }), [task("/")])
-        const [root] = yield* store.leaseTasks({ worker: "w1", now: T0, leaseMs: 60_000, max: 1 })
-        const outcome = {
-          now: T0 + 1,
-          document: { markdown: "# root" },
-          discovered: tasks(100_000, "/d"),
-          robotsBlocked: ["https://example.test/private"],
-        }
-        const fiber = yield* Effect.fork(store.completeTask(root!, outcome))
-        // Each yield lets the completion run a few thousand steps (and SQL statements) of its transaction.
-        for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
-        expect(fiber.unsafePoll()).toBeNull()
-        yield* Fiber.interrupt(fiber)
-        const again = yield* expectUntouched(store, job.id, root!)
-        const result = yield* store.completeTask(again, outcome)
-        expect(Option.getOrThrow(result.job)).toMatchObject({ total: 100_001, completed: 1 })
-      }),
-    ),
+  it.live("a completion interrupted at any step writes all of it or nothing", () =>
+    Effect.gen(function* () {
+      const outcomes: Array<string> = []
+      // Interrupted at once, after a few turns of the scheduler, after a while: early ones land before the write,
+      // late ones after it.
+      const waits = [0, 1, 2, 3, 5, 8].map((turns) => Effect.repeatN(Effect.yieldNow(), turns))
+      for (const wait of [...waits, Effect.sleep("20 millis"), Effect.sleep("200 millis")]) {
+        yield* withFile(freshFile(), (store) =>
+          Effect.gen(function* () {
+            const job = yield* store.createJob(newJob({ limit: 1_000_000 }), [task("/")])
+            const [root] = yield* store.leaseTasks({ worker: "w1", now: T0, leaseMs: 60_000, max: 1 })
+            const outcome = {
+              now: T0 + 1,
+              document: { markdown: "# root" },
+              discovered: tasks(20_000, "/d"),
+              robotsBlocked: ["https://example.test/private"],
+            }
+            const fiber = yield* Effect.fork(store.completeTask(root!, outcome))
+            yield* wait
+            yield* Fiber.interrupt(fiber)
+            const stored = Option.getOrThrow(yield* store.getJob(job.id))
+            if (stored.completed === 0) {
+              outcomes.push("nothing")
+              const again = yield* expectUntouched(store, job.id, root!)
+              const result = yield* store.completeTask(again, outcome)
+              expect(Option.getOrThrow(result.job)).toMatchObject({ total: 20_001, completed: 1 })
+            } else {
+              outcomes.push("all")
+              expect(stored).toMatchObject({ total: 20_001, completed: 1 })
+              expect(yield* store.countDocuments(job.id)).toBe(1)
+              expect((yield* store.errors(job.id)).robotsBlocked).toEqual(["https://example.test/private"])
+            }
+          }),
+        )
+      }
+      // Both sides of the write were reached, so the assertions above covered each.
+      expect(outcomes).toContain("nothing")
+      expect(outcomes).toContain("all")
+    }),
   )
 
   it.live("a process killed in the middle of a commit leaves nothing written", () =>

@@ -21,6 +21,7 @@ import type {
   TaskStatus,
 } from "./JobStore.js"
 import { decodeJson } from "./Json.js"
+import { urlWords } from "./UrlWords.js"
 
 /** An integer column: a number (SQLite), or a string or bigint (Postgres int8, by the client's parser). */
 export type Int8 = string | number | bigint
@@ -216,6 +217,21 @@ export const toCachedPage = (row: CacheRow): Effect.Effect<CachedPage, StoreErro
     cachedAt: int(row.cached_at),
     ...(file !== undefined ? { file: file as CachedPage["file"] } : {}),
   }))
+
+/** The row an indexed page is written as, with its URL's words (`url_words`, searched beside the text). */
+export const indexRowOf = (
+  page: IndexedPage,
+): {
+  readonly [Column in keyof IndexRow | "url_words"]: Column extends keyof IndexRow ? IndexRow[Column] : string
+} => ({
+  owner: page.owner ?? "",
+  url: page.url,
+  title: page.title ?? null,
+  description: page.description ?? null,
+  content: page.content,
+  url_words: urlWords(page.url),
+  scraped_at: page.scrapedAt,
+})
 
 export const toIndexedPage = (row: IndexRow): IndexedPage => ({
   owner: row.owner === "" ? null : row.owner,

@@ -7,6 +7,7 @@ import searchIndex from "./0004_search_index.js"
 import outboxAndGates from "./0005_outbox_and_gates.js"
 import records from "./0006_records.js"
 import counters from "./0007_counters.js"
+import indexTouch from "./0008_index_touch.js"
 
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
@@ -16,4 +17,5 @@ export const loader = Migrator.fromRecord({
   "0005_outbox_and_gates": outboxAndGates,
   "0006_records": records,
   "0007_counters": counters,
+  "0008_index_touch": indexTouch,
 })
