@@ -1,6 +1,6 @@
 /**
- * The writes every crawled or scraped page makes, as synchronous statements for `Connection.exclusive` (one
- * transaction each): admitting discovered tasks, leasing due tasks, recording how a task ended, and the write-behind
+ * The writes every crawled or scraped page makes, as synchronous statements for `Connection.exclusive` (each all or
+ * nothing, maybe sharing its commit with others): admitting discovered tasks, leasing due tasks, recording how a task ended, and the write-behind
  * queue's batches (kept scrapes, cache entries, search index). They are the store's hottest path, so they skip
  * `@effect/sql` (see `Connection.ts`); their rules are the `JobStore` port's, shared with the other stores through
  * core's `admissible`, `fairLease` and `deliveriesToQueue`.

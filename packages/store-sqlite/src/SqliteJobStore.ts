@@ -680,7 +680,6 @@ const open = (options: SqliteJobStoreOptions) =>
         while: isBusy,
       })
       yield* client.unsafe("PRAGMA synchronous = NORMAL")
-      for (const p of (process.env.XPRAGMA ?? "").split(";").filter(Boolean)) yield* client.unsafe(`PRAGMA ${p}`)
       yield* migrate
     }).pipe(
       Effect.provideService(SqlClient.SqlClient, client),
