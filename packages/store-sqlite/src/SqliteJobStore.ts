@@ -119,7 +119,7 @@ interface StoreOptions extends Pick<SqliteJobStoreOptions, "writeBehindMs"> {
   readonly exclusive: Connection.Connection["exclusive"]
 }
 
-export const make = Effect.fnUntraced(function* (options: StoreOptions) {
+const make = Effect.fnUntraced(function* (options: StoreOptions) {
   const sql = yield* SqlClient.SqlClient
   const transaction = yield* ImmediateTransaction.make
   const write = <A>(effect: Effect.Effect<A, SqlError | StoreError>) => orStoreError(transaction(effect))
