@@ -9,6 +9,11 @@
  * One semaphore orders both: an `@effect/sql` transaction holds it until it ends, a statement outside one takes it to
  * run, and an `exclusive` body, being synchronous, runs whole between them. So an `exclusive` body never lands inside
  * another transaction, and the connection is never asked for a second write lock while it holds one.
+ *
+ * Once open, the connection does not sleep on SQLite's busy handler: that would stop the event loop (better-sqlite3
+ * is synchronous) for as long as another connection holds the file's write lock: another process's, when several
+ * share the file (a server and its `webdata worker` processes). Its busy timeout is 0, and a statement or a group's `BEGIN IMMEDIATE`
+ * that finds the lock taken is tried again a millisecond later, asynchronously, for up to `lockWaitMs`.
  */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -27,6 +32,11 @@ export interface Connection {
    * runs; once started, it commits or not as a whole.
    */
   readonly exclusive: <A>(body: (db: Statements) => A) => Effect.Effect<A, SqlError>
+  /**
+   * From now on, waits for a lock another connection holds off the event loop (see above). Until then SQLite's busy
+   * handler waits, on it: opening a fresh file (switching it to WAL, migrating it) is safest that way.
+   */
+  readonly stopBlocking: Effect.Effect<void>
 }
 
 /** The connection's prepared statements, by text. */
@@ -49,20 +59,56 @@ const CONTENDED_WITHIN_MS = 10
 
 const failed = (message: string) => (cause: unknown) => new SqlError({ cause, message })
 
-/**
- * Opens `filename` (`:memory:` for a database in memory); closed with the scope. `groupCommitMs`: how long a write
- * waits for others to share its commit while several fibers are writing (0: only those asked for in the same turn of
- * the scheduler); a lone writer never waits.
- */
+/** SQLite's answer that another connection holds the lock (not an extended code: those a retry cannot help). */
+const isLockTaken = (cause: unknown) => (cause as { readonly code?: unknown } | null)?.code === "SQLITE_BUSY"
+
+/** How long a write waits before it tries the file's lock again. */
+const LOCK_RETRY_MS = 1
+
+/** A pause on the real clock, whatever clock the store's user runs under (a simulated one would never let it pass). */
+const pause = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+export interface OpenOptions {
+  /**
+   * How long a write waits for others to share its commit while several fibers are writing (0: only those asked for
+   * in the same turn of the scheduler); a lone writer never waits.
+   */
+  readonly groupCommitMs: number
+  /** How long a statement keeps trying for a lock another connection holds before it fails with SQLITE_BUSY. */
+  readonly lockWaitMs: number
+}
+
+/** Opens `filename` (`:memory:` for a database in memory); closed with the scope. */
 export const open = (
   filename: string,
-  groupCommitMs: number,
+  { groupCommitMs, lockWaitMs }: OpenOptions,
 ): Effect.Effect<Connection, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const db = yield* Effect.acquireRelease(
-      Effect.try({ try: () => new Sqlite(filename), catch: failed(`Cannot open ${filename}`) }),
+      Effect.try({
+        try: () => new Sqlite(filename, { timeout: lockWaitMs }),
+        catch: failed(`Cannot open ${filename}`),
+      }),
       (db) => Effect.sync(() => db.close()),
     )
+    /**
+     * `attempt` again while the lock it needs is taken, up to `lockWaitMs` (a statement that found it so did nothing).
+     * Before `stopBlocking`, SQLite's busy handler has waited as long already.
+     */
+    const whileLockTaken = <A>(attempt: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> =>
+      Effect.suspend(() => {
+        const until = Date.now() + lockWaitMs
+        const loop: Effect.Effect<A, SqlError> = Effect.catchIf(
+          attempt,
+          (error) => isLockTaken(error.cause) && Date.now() < until,
+          () => Effect.zipRight(pause(LOCK_RETRY_MS), loop),
+        )
+        return loop
+      })
     // Least recently used out first: `@effect/sql`'s statements vary with their lists (`IN`, multi-row inserts).
     const prepared = new Map<string, Sqlite.Statement>()
     const statements: Statements = {
@@ -77,15 +123,17 @@ export const open = (
       },
     }
     const run = (text: string, params: ReadonlyArray<unknown>, raw: boolean) =>
-      Effect.try({
-        try: () => {
-          const statement = statements.prepare(text)
-          if (statement.reader) return statement.all(...params)
-          const result = statement.run(...params)
-          return raw ? result : []
-        },
-        catch: failed("Failed to execute statement"),
-      })
+      whileLockTaken(
+        Effect.try({
+          try: () => {
+            const statement = statements.prepare(text)
+            if (statement.reader) return statement.all(...params)
+            const result = statement.run(...params)
+            return raw ? result : []
+          },
+          catch: failed("Failed to execute statement"),
+        }),
+      )
     const connection: SqlConnection = {
       execute: (text, params, transformRows) =>
         transformRows === undefined
@@ -93,33 +141,38 @@ export const open = (
           : Effect.map(run(text, params, false) as Effect.Effect<ReadonlyArray<object>, SqlError>, transformRows),
       executeRaw: (text, params) => run(text, params, true),
       executeValues: (text, params) =>
-        Effect.try({
-          try: () => {
-            const statement = statements.prepare(text)
-            if (!statement.reader) return []
-            try {
-              return statement.raw(true).all(...params) as Array<Array<unknown>>
-            } finally {
-              statement.raw(false)
-            }
-          },
-          catch: failed("Failed to execute statement"),
-        }),
+        whileLockTaken(
+          Effect.try({
+            try: () => {
+              const statement = statements.prepare(text)
+              if (!statement.reader) return []
+              try {
+                return statement.raw(true).all(...params) as Array<Array<unknown>>
+              } finally {
+                statement.raw(false)
+              }
+            },
+            catch: failed("Failed to execute statement"),
+          }),
+        ),
       executeUnprepared: (text, params, transformRows) => connection.execute(text, params, transformRows),
       executeStream: () => Effect.dieMessage("executeStream is not supported") as never,
     }
     const semaphore = yield* Effect.makeSemaphore(1)
-    const sql = yield* SqlClient.make({
-      acquirer: semaphore.withPermits(1)(Effect.succeed(connection)),
-      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
-        Effect.as(
-          Effect.zipRight(
-            restore(semaphore.take(1)),
-            Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1))),
-          ),
-          connection,
+    // The permit is held until the statement (or the transaction) ends: a statement waiting for the file's lock must
+    // not find, when it tries again, another fiber's transaction opened on the connection meanwhile.
+    const acquirer = Effect.uninterruptibleMask((restore) =>
+      Effect.as(
+        Effect.zipRight(
+          restore(semaphore.take(1)),
+          Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, semaphore.release(1))),
         ),
+        connection,
       ),
+    )
+    const sql = yield* SqlClient.make({
+      acquirer,
+      transactionAcquirer: acquirer,
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]],
     })
@@ -133,13 +186,34 @@ export const open = (
     let lastWriteAt = 0
     const wake = yield* Queue.sliding<void>(1)
     const control = (text: string) => statements.prepare(text).run()
+    /** Since when the waiting bodies have found the lock taken. */
+    let lockTakenSince: number | undefined
+    /** Fails every body of `batch` with `cause`. */
+    const failAll = (batch: ReadonlyArray<Waiting>, cause: unknown) => {
+      const exit = Exit.fail(failed("Failed to execute statement")(cause))
+      for (const entry of batch) entry.resume(exit)
+    }
+    /** Commits the waiting bodies; true when the lock is taken and they should try again shortly. */
     const commitBatch = Effect.sync(() => {
       const batch = waiting.splice(0).filter((entry) => !entry.cancelled)
-      if (batch.length === 0) return
+      if (batch.length === 0) return false
+      const attemptAt = Date.now()
+      try {
+        control("BEGIN IMMEDIATE")
+      } catch (cause) {
+        lockTakenSince ??= attemptAt
+        if (isLockTaken(cause) && Date.now() - lockTakenSince < lockWaitMs) {
+          waiting.unshift(...batch)
+          return true
+        }
+        lockTakenSince = undefined
+        failAll(batch, cause)
+        return false
+      }
+      lockTakenSince = undefined
       const shared = batch.length > 1
       const exits: Array<Exit.Exit<unknown, SqlError>> = []
       try {
-        control("BEGIN IMMEDIATE")
         for (const entry of batch) {
           if (shared) control("SAVEPOINT body")
           try {
@@ -153,36 +227,36 @@ export const open = (
         }
         control("COMMIT")
       } catch (cause) {
-        // BEGIN or COMMIT failed (another process holds the lock past the busy timeout), or the only body threw.
+        // COMMIT failed, or the only body threw.
         if (db.inTransaction) control("ROLLBACK")
-        const exit = Exit.fail(failed("Failed to execute statement")(cause))
-        for (const entry of batch) entry.resume(exit)
-        return
+        failAll(batch, cause)
+        return false
       }
       batch.forEach((entry, index) => {
         entry.resume(exits[index]!)
       })
+      return false
     })
-    // On the real clock, whatever clock the store's user runs under (a simulated one in tests would never let it pass).
-    const window =
-      groupCommitMs > 0
-        ? Effect.async<void>((resume) => {
-            const timer = setTimeout(() => resume(Effect.void), groupCommitMs)
-            return Effect.sync(() => clearTimeout(timer))
-          })
-        : Effect.yieldNow()
+    /** Commits what waits, trying again while the lock is taken (the semaphore left free meanwhile). */
+    const commitWaiting: Effect.Effect<void> = Effect.flatMap(semaphore.withPermits(1)(commitBatch), (lockTaken) =>
+      lockTaken ? Effect.zipRight(pause(LOCK_RETRY_MS), commitWaiting) : Effect.void,
+    )
+    const window = groupCommitMs > 0 ? pause(groupCommitMs) : Effect.yieldNow()
     yield* Effect.forkScoped(
       Effect.forever(
         Queue.take(wake).pipe(
           Effect.zipRight(
             Effect.suspend(() => (waiting.some((entry) => entry.contended) ? window : Effect.yieldNow())),
           ),
-          Effect.zipRight(semaphore.withPermits(1)(commitBatch)),
+          Effect.zipRight(commitWaiting),
         ),
       ),
     )
     return {
       sql,
+      stopBlocking: Effect.sync(() => {
+        db.pragma("busy_timeout = 0")
+      }),
       exclusive: <A>(body: (db: Statements) => A) =>
         Effect.withFiberRuntime<A, SqlError>((fiber) =>
           Effect.async<A, SqlError>((resume) => {

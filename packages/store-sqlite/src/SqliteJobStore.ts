@@ -62,7 +62,10 @@ import * as WriteBehind from "./WriteBehind.js"
 export interface SqliteJobStoreOptions {
   /** The database file (created, with its directory, when missing), or `:memory:`. */
   readonly filename: string
-  /** How long a statement waits for another process's write lock before failing. Default 5000 ms. */
+  /**
+   * How long a statement waits for another process's write lock before failing (off the event loop: it tries again
+   * every millisecond). Default 5000 ms.
+   */
   readonly busyTimeoutMs?: number
   /**
    * How long opening waits, before failing, for another process that is migrating the file at the same time (this
@@ -666,13 +669,15 @@ const open = (options: SqliteJobStoreOptions) =>
         catch: unavailable(`Cannot create the directory of ${filename}`),
       })
     }
-    const connection = yield* Connection.open(filename, Math.max(0, options.groupCommitMs ?? 2)).pipe(
+    const connection = yield* Connection.open(filename, {
+      groupCommitMs: Math.max(0, options.groupCommitMs ?? 2),
+      lockWaitMs: busyTimeoutMs,
+    }).pipe(
       Effect.mapError(unavailable(`Cannot open ${filename}`)),
       Effect.catchAllDefect((defect) => Effect.fail(unavailable(`Cannot open ${filename}`)(defect))),
     )
     const client = connection.sql
     yield* Effect.gen(function* () {
-      yield* client.unsafe(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
       // Switched here rather than by the client as it opens: when two processes open a fresh file at once, SQLite
       // may fail the switch of one at once with SQLITE_BUSY, without waiting for the lock; it is tried again.
       yield* Effect.retry(client.unsafe("PRAGMA journal_mode = WAL"), {
@@ -687,6 +692,8 @@ const open = (options: SqliteJobStoreOptions) =>
     )
     // Our Migrator stands back, with nothing run, when another process's is migrating the file at the same time.
     yield* Effect.provideService(SchemaVersion.awaitKnown(filename, migrationWaitMs), SqlClient.SqlClient, client)
+    // Opened and migrated: from now on another process's write lock is waited for off the event loop.
+    yield* connection.stopBlocking
     const hotReads =
       filename === ":memory:" || filename === ""
         ? undefined

@@ -1,13 +1,15 @@
 /**
  * The store's connection (src/Connection.ts): synchronous write bodies asked for together share one commit, each
- * undone alone when it throws; a lone writer does not wait, and a body interrupted before it ran never runs; and a body never lands inside an
- * `@effect/sql` transaction that is open on the same connection.
+ * undone alone when it throws; a lone writer does not wait, and a body interrupted before it ran never runs; a body
+ * never lands inside an `@effect/sql` transaction that is open on the same connection; and a write that finds the
+ * file's lock held by another connection waits for it without stopping the event loop, up to `lockWaitMs`.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { it } from "@effect/vitest"
+import Sqlite from "better-sqlite3"
 import { Effect, Either, Fiber } from "effect"
 import { afterAll, describe, expect } from "vitest"
 import * as Connection from "../src/Connection.js"
@@ -16,16 +18,18 @@ const dir = mkdtempSync(join(tmpdir(), "webdata-store-sqlite-conn-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 let databases = 0
 
-/** A connection to a fresh file in WAL mode with one table, `rows (n)`. */
+/** A connection to a fresh file in WAL mode with one table, `rows (n)`, past its opening (`stopBlocking`). */
 const withConnection = <A, E>(
   groupCommitMs: number,
   body: (connection: Connection.Connection, file: string) => Effect.Effect<A, E>,
+  lockWaitMs = 5000,
 ) => {
   const file = join(dir, `test-${++databases}.db`)
   return Effect.gen(function* () {
-    const connection = yield* Connection.open(file, groupCommitMs)
+    const connection = yield* Connection.open(file, { groupCommitMs, lockWaitMs })
     yield* connection.sql.unsafe("PRAGMA journal_mode = WAL")
     yield* connection.sql.unsafe("CREATE TABLE rows (n INTEGER NOT NULL)")
+    yield* connection.stopBlocking
     return yield* body(connection, file)
   }).pipe(Effect.scoped, Effect.provide(Reactivity.layer))
 }
@@ -134,6 +138,58 @@ describe("SQLite connection", () => {
         yield* Fiber.join(transaction)
         expect(seen).toBe(2)
       }),
+    ),
+  )
+
+  it.live("a write finding the file's lock taken waits off the event loop, then goes in", () =>
+    withConnection(0, (connection, file) =>
+      Effect.gen(function* () {
+        const other = new Sqlite(file)
+        other.prepare("BEGIN IMMEDIATE").run()
+        other.prepare("INSERT INTO rows (n) VALUES (100)").run()
+        const body = yield* Effect.fork(connection.exclusive(insert(1)))
+        const statement = yield* Effect.fork(connection.sql`INSERT INTO rows (n) VALUES (2)`)
+        // Both wait while the other connection holds the lock, and the event loop runs meanwhile: a timer fires on
+        // time (on SQLite's busy handler it would wait for the lock, 5 s).
+        const before = performance.now()
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 30)))
+        expect(performance.now() - before).toBeLessThan(1000)
+        expect(body.unsafePoll()).toBeNull()
+        expect(statement.unsafePoll()).toBeNull()
+        other.prepare("COMMIT").run()
+        other.close()
+        expect(yield* Fiber.join(body)).toBe(1)
+        yield* Fiber.join(statement)
+        expect(yield* rows(connection)).toEqual([1, 2, 100])
+      }),
+    ),
+  )
+
+  it.live("a write fails with SQLITE_BUSY once the lock stayed taken for lockWaitMs", () =>
+    withConnection(
+      0,
+      (connection, file) =>
+        Effect.gen(function* () {
+          const other = new Sqlite(file)
+          other.prepare("BEGIN IMMEDIATE").run()
+          const before = performance.now()
+          const [body, statement] = yield* Effect.all(
+            [
+              Effect.flip(connection.exclusive(insert(1))),
+              Effect.flip(connection.sql`INSERT INTO rows (n) VALUES (2)`),
+            ],
+            { concurrency: "unbounded" },
+          )
+          // Tried again for 150 ms, not for SQLite's 5 s or forever.
+          expect(performance.now() - before).toBeGreaterThanOrEqual(150)
+          expect(performance.now() - before).toBeLessThan(2000)
+          for (const error of [body, statement])
+            expect((error.cause as { readonly code: string }).code).toBe("SQLITE_BUSY")
+          other.prepare("ROLLBACK").run()
+          other.close()
+          expect(yield* rows(connection)).toEqual([])
+        }),
+      150,
     ),
   )
 })
