@@ -16,7 +16,7 @@ import { Array as Arr, Effect, Option } from "effect"
 import type { Db } from "./Db.js"
 import * as News from "./News.js"
 import { insertDelivery } from "./Outbox.js"
-import { decodeFirst, type JobRow, type TaskRow, toJob, toTask } from "./Rows.js"
+import { decodeFirst, type JobRow, newJobRow, type TaskRow, toJob, toTask } from "./Rows.js"
 
 type Jobs = Pick<
   JobStoreShape,
@@ -94,27 +94,9 @@ export const make = ({ sql, run, transaction, lockJob, notification, notify }: D
         return yield* transaction(
           Effect.gen(function* () {
             // A caller's id that exists inserts nothing (after waiting for a concurrent insert of it to commit).
-            const [row] = yield* sql<JobRow>`INSERT INTO jobs ${sql.insert({
-              id,
-              kind: input.kind,
-              owner: input.owner,
-              // A job with nothing to do is finished at once: nothing would ever complete it.
-              status: admitted.length === 0 ? "completed" : "scraping",
-              url: input.url ?? null,
-              options,
-              task_limit: input.limit,
-              max_concurrency: input.maxConcurrency ?? null,
-              delay_ms: input.delayMs ?? null,
-              webhook: webhook ?? null,
-              zero_data_retention: input.zeroDataRetention,
-              total: admitted.length,
-              completed: 0,
-              failed: 0,
-              created_at: input.createdAt,
-              updated_at: input.createdAt,
-              completed_at: admitted.length === 0 ? input.createdAt : null,
-              expires_at: input.expiresAt,
-            })} ON CONFLICT (id) DO NOTHING RETURNING *`
+            const [row] = yield* sql<JobRow>`INSERT INTO jobs ${sql.insert(
+              newJobRow(input, id, options, webhook, admitted.length),
+            )} ON CONFLICT (id) DO NOTHING RETURNING *`
             if (row === undefined)
               return yield* new StoreError({ reason: "InvalidData", message: `Job ${id} already exists` })
             yield* insertTasks(id, admitted)

@@ -46,6 +46,7 @@ import {
   type ErrorRow,
   type IndexRow,
   type JobRow,
+  newJobRow,
   type OutboxRow,
   type TaskRow,
   toCachedPage,
@@ -218,25 +219,8 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
         const row = yield* exclusive((db) => {
           if (input.id !== undefined && HotWrites.jobRow(db, id) !== undefined) return undefined
           HotWrites.insertRow(db, "jobs", {
-            id,
-            kind: input.kind,
-            owner: input.owner,
-            status: admitted.length === 0 ? "completed" : "scraping",
-            url: input.url ?? null,
-            options,
-            task_limit: input.limit,
-            max_concurrency: input.maxConcurrency ?? null,
-            delay_ms: input.delayMs ?? null,
-            webhook: webhook ?? null,
+            ...newJobRow(input, id, options, webhook, admitted.length),
             zero_data_retention: input.zeroDataRetention ? 1 : 0,
-            total: admitted.length,
-            completed: 0,
-            failed: 0,
-            created_at: input.createdAt,
-            updated_at: input.createdAt,
-            completed_at: admitted.length === 0 ? input.createdAt : null,
-            expires_at: input.expiresAt,
-            error: null,
           })
           HotWrites.insertTasks(db, id, admitted)
           return HotWrites.jobRow(db, id)

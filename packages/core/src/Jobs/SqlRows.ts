@@ -13,6 +13,7 @@ import type {
   JobErrorRecord,
   JobKind,
   JobStatus,
+  NewJob,
   RecordWrite,
   StoredDocument,
   StoredRecord,
@@ -217,6 +218,32 @@ export const toCachedPage = (row: CacheRow): Effect.Effect<CachedPage, StoreErro
     cachedAt: int(row.cached_at),
     ...(file !== undefined ? { file: file as CachedPage["file"] } : {}),
   }))
+
+/**
+ * The `jobs` row of a new job, given its options and webhook as encoded JSON and how many of its seeds it took: none
+ * finishes it at once, as nothing would ever complete it. `zero_data_retention` is a boolean here; a store whose
+ * database has none writes it its own way.
+ */
+export const newJobRow = (job: NewJob, id: string, options: string, webhook: string | undefined, admitted: number) => ({
+  id,
+  kind: job.kind,
+  owner: job.owner,
+  status: admitted === 0 ? ("completed" as const) : ("scraping" as const),
+  url: job.url ?? null,
+  options,
+  task_limit: job.limit,
+  max_concurrency: job.maxConcurrency ?? null,
+  delay_ms: job.delayMs ?? null,
+  webhook: webhook ?? null,
+  zero_data_retention: job.zeroDataRetention,
+  total: admitted,
+  completed: 0,
+  failed: 0,
+  created_at: job.createdAt,
+  updated_at: job.createdAt,
+  completed_at: admitted === 0 ? job.createdAt : null,
+  expires_at: job.expiresAt,
+})
 
 /** The row an indexed page is written as, with its URL's words (`url_words`, searched beside the text). */
 export const indexRowOf = (
