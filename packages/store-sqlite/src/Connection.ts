@@ -12,8 +12,9 @@
  *
  * Once open, the connection does not sleep on SQLite's busy handler: that would stop the event loop (better-sqlite3
  * is synchronous) for as long as another connection holds the file's write lock: another process's, when several
- * share the file (a server and its `webdata worker` processes). Its busy timeout is 0, and a statement or a group's `BEGIN IMMEDIATE`
- * that finds the lock taken is tried again a millisecond later, asynchronously, for up to `lockWaitMs`.
+ * share the file (a server and its `webdata worker` processes). Its busy timeout is 0, and a statement or a group's
+ * `BEGIN IMMEDIATE` that finds the lock taken is tried again a millisecond later, asynchronously, for up to
+ * `lockWaitMs`.
  */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
@@ -52,6 +53,8 @@ interface Waiting {
   /** Another fiber wrote shortly before: others are writing, so waiting for them pays. */
   readonly contended: boolean
   cancelled: boolean
+  /** When it first found the file's lock taken. */
+  lockTakenAt?: number
 }
 
 /** Two writes of different fibers this close together make the next ones wait for company. */
@@ -186,8 +189,6 @@ export const open = (
     let lastWriteAt = 0
     const wake = yield* Queue.sliding<void>(1)
     const control = (text: string) => statements.prepare(text).run()
-    /** Since when the waiting bodies have found the lock taken. */
-    let lockTakenSince: number | undefined
     /** Fails every body of `batch` with `cause`. */
     const failAll = (batch: ReadonlyArray<Waiting>, cause: unknown) => {
       const exit = Exit.fail(failed("Failed to execute statement")(cause))
@@ -201,16 +202,17 @@ export const open = (
       try {
         control("BEGIN IMMEDIATE")
       } catch (cause) {
-        lockTakenSince ??= attemptAt
-        if (isLockTaken(cause) && Date.now() - lockTakenSince < lockWaitMs) {
-          waiting.unshift(...batch)
-          return true
-        }
-        lockTakenSince = undefined
-        failAll(batch, cause)
-        return false
+        // The lock is taken: the bodies that have not waited `lockWaitMs` yet try again shortly, the others fail.
+        const again = isLockTaken(cause)
+          ? batch.filter((entry) => Date.now() - (entry.lockTakenAt ??= attemptAt) < lockWaitMs)
+          : []
+        waiting.unshift(...again)
+        failAll(
+          batch.filter((entry) => !again.includes(entry)),
+          cause,
+        )
+        return again.length > 0
       }
-      lockTakenSince = undefined
       const shared = batch.length > 1
       const exits: Array<Exit.Exit<unknown, SqlError>> = []
       try {

@@ -192,4 +192,26 @@ describe("SQLite connection", () => {
       150,
     ),
   )
+
+  it.live("each body waits lockWaitMs of its own for the lock, whenever it came", () =>
+    withConnection(
+      0,
+      (connection, file) =>
+        Effect.gen(function* () {
+          const other = new Sqlite(file)
+          other.prepare("BEGIN IMMEDIATE").run()
+          const early = yield* Effect.fork(Effect.either(connection.exclusive(insert(1))))
+          yield* Effect.sleep("400 millis")
+          const late = yield* Effect.fork(Effect.either(connection.exclusive(insert(2))))
+          // The early body gave up at 600 ms; the late one waits until 1000 ms, so it goes in once the lock is free.
+          yield* Effect.sleep("400 millis")
+          other.prepare("ROLLBACK").run()
+          other.close()
+          expect(Either.isLeft(yield* Fiber.join(early))).toBe(true)
+          expect(yield* Fiber.join(late)).toEqual(Either.right(2))
+          expect(yield* rows(connection)).toEqual([2])
+        }),
+      600,
+    ),
+  )
 })
