@@ -203,8 +203,9 @@ export const open = (
         control("BEGIN IMMEDIATE")
       } catch (cause) {
         // The lock is taken: the bodies that have not waited `lockWaitMs` yet try again shortly, the others fail.
+        for (const entry of batch) entry.lockTakenAt ??= attemptAt
         const again = isLockTaken(cause)
-          ? batch.filter((entry) => Date.now() - (entry.lockTakenAt ??= attemptAt) < lockWaitMs)
+          ? batch.filter((entry) => Date.now() - (entry.lockTakenAt ?? attemptAt) < lockWaitMs)
           : []
         waiting.unshift(...again)
         failAll(
