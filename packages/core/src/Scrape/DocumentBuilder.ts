@@ -74,7 +74,8 @@ export interface ThreadOptions {
    * Pages up to this many characters are built on the caller's thread while no thread has work and pages come one at
    * a time (`LONE_PAGE_MS` apart): a lone request then skips the hand-over (a few milliseconds for a 100 KB page) and
    * blocks the event loop only briefly, while under load (a crawl, concurrent requests), and for large pages whose
-   * memory a thread's heap limit must bound, the threads take them. Default 256 Ki; 0 sends every page to the threads.
+   * memory a thread's heap limit must bound, the threads take them. Such pages are built here too while every thread
+   * has been on one page for `STUCK_MS`. Default 256 Ki; 0 sends every page to the threads.
    */
   readonly inlineMaxChars?: number
 }
@@ -84,6 +85,13 @@ export interface ThreadOptions {
  * others' fetches, link discovery and store commits need (a crawl of 4 KB pages ran 7–13 % slower with them inline).
  */
 export const LONE_PAGE_MS = 50
+
+/**
+ * A thread on one page this long holds a page of the costly kind (a hostile one may take a second or more, see
+ * `Content/`'s bounds): small pages are then built on the caller's thread instead of waiting behind it, so that one
+ * caller's huge pages do not hold up every other caller's small ones.
+ */
+export const STUCK_MS = 100
 
 interface Pending {
   readonly request: BuildRequest
@@ -97,6 +105,8 @@ interface Slot {
   readonly worker: Worker
   readonly pending: Map<number, Pending>
   dead: boolean
+  /** When it began its current page (it builds its pages in the order they were sent). */
+  busySince: number
 }
 
 const startWorker = (maxHeapMb: number): Worker =>
@@ -123,8 +133,9 @@ class ThreadPool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.maxHeapMb), pending: new Map(), dead: false }
+    const slot: Slot = { worker: startWorker(this.maxHeapMb), pending: new Map(), dead: false, busySince: 0 }
     slot.worker.on("message", (reply: BuildReply) => {
+      slot.busySince = performance.now()
       const pending = slot.pending.get(reply.id)
       if (pending === undefined) return
       slot.pending.delete(reply.id)
@@ -161,7 +172,14 @@ class ThreadPool {
     return this.#slots.every((slot) => slot.pending.size === 0)
   }
 
+  /** Every thread has been on its current page for `STUCK_MS` or more. */
+  get stuck(): boolean {
+    const now = performance.now()
+    return this.#slots.every((slot) => slot.pending.size > 0 && now - slot.busySince >= STUCK_MS)
+  }
+
   #send(slot: Slot, pending: Pending): void {
+    if (slot.pending.size === 0) slot.busySince = performance.now()
     slot.pending.set(pending.request.id, pending)
     slot.worker.postMessage(pending.request)
   }
@@ -213,7 +231,7 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
               // Decided when the build runs, not when its effect is made.
               build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance, extras?: BuildExtras) =>
                 Effect.suspend(() =>
-                  alone() && page.body.length <= inlineMaxChars
+                  (alone() || pool.stuck) && page.body.length <= inlineMaxChars
                     ? buildInline(scrapeOptions, page, provenance, extras)
                     : Effect.tryPromise({
                         try: (signal) => pool.build({ options: scrapeOptions, page, provenance, extras }, signal),

@@ -4,7 +4,7 @@ import { Effect, Either, Schema } from "effect"
 import { describe, expect, it, vi } from "vitest"
 import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
 import type { PageContent } from "../../src/Scrape/BuildDocument.js"
-import { DocumentBuilder, LONE_PAGE_MS, layerInline, layerThreads } from "../../src/Scrape/DocumentBuilder.js"
+import { DocumentBuilder, LONE_PAGE_MS, layerInline, layerThreads, STUCK_MS } from "../../src/Scrape/DocumentBuilder.js"
 
 const options = Schema.decodeSync(ScrapeOptions)({ formats: ["markdown", "links"] })
 const article = readFileSync(new URL("../fixtures/site/article.html", import.meta.url), "utf8")
@@ -153,6 +153,43 @@ describe("DocumentBuilder", () => {
         ),
       )
       expect(documents.map((document) => document.markdown?.trim())).toEqual(Array(4).fill("One short paragraph."))
+    } finally {
+      posted.mockRestore()
+    }
+  }, 30_000)
+
+  it("builds a small page on the caller's thread while every thread is stuck on one costly page", async () => {
+    const posted = vi.spyOn(Worker.prototype, "postMessage")
+    try {
+      // A million cells: about a second on a thread (the content pipeline cuts it at its element bound).
+      const table = `<html><body><table>${`<tr>${"<td>cell</td>".repeat(1000)}</tr>`.repeat(1000)}</table></body></html>`
+      const finished: Array<string> = []
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(DocumentBuilder, (builder) =>
+            Effect.all(
+              [
+                Effect.tap(builder.build(options, page(table), provenance), () =>
+                  Effect.sync(() => finished.push("table")),
+                ),
+                Effect.sleep(STUCK_MS + 50).pipe(
+                  Effect.zipRight(builder.build(options, page(article), provenance)),
+                  Effect.tap((document) =>
+                    Effect.sync(() => {
+                      expect(document.markdown).toContain("Tidal")
+                      finished.push("small")
+                    }),
+                  ),
+                ),
+              ],
+              { concurrency: "unbounded" },
+            ),
+          ).pipe(Effect.provide(layerThreads({ threads: 1 }))),
+        ),
+      )
+      // The small page did not wait behind the table: built here, it was done first.
+      expect(finished).toEqual(["small", "table"])
+      expect(posted).toHaveBeenCalledTimes(1)
     } finally {
       posted.mockRestore()
     }
