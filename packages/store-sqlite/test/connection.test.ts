@@ -52,6 +52,19 @@ const walFramesAfter = <A, E>(connection: Connection.Connection, file: string, w
     return (statSync(`${file}-wal`).size - 32) / (4096 + 24)
   })
 
+/** Another connection to `file` holding its write lock until `end` commits or rolls back (and closes it). */
+const lockHeldByAnother = (file: string) => {
+  const other = new Sqlite(file)
+  other.prepare("BEGIN IMMEDIATE").run()
+  return {
+    other,
+    end: (how: "COMMIT" | "ROLLBACK") => {
+      other.prepare(how).run()
+      other.close()
+    },
+  }
+}
+
 describe("SQLite connection", () => {
   it.live("bodies asked for together share one commit", () =>
     withConnection(20, (connection, file) =>
@@ -144,8 +157,7 @@ describe("SQLite connection", () => {
   it.live("a write finding the file's lock taken waits off the event loop, then goes in", () =>
     withConnection(0, (connection, file) =>
       Effect.gen(function* () {
-        const other = new Sqlite(file)
-        other.prepare("BEGIN IMMEDIATE").run()
+        const { other, end } = lockHeldByAnother(file)
         other.prepare("INSERT INTO rows (n) VALUES (100)").run()
         const body = yield* Effect.fork(connection.exclusive(insert(1)))
         const statement = yield* Effect.fork(connection.sql`INSERT INTO rows (n) VALUES (2)`)
@@ -156,8 +168,7 @@ describe("SQLite connection", () => {
         expect(performance.now() - before).toBeLessThan(1000)
         expect(body.unsafePoll()).toBeNull()
         expect(statement.unsafePoll()).toBeNull()
-        other.prepare("COMMIT").run()
-        other.close()
+        end("COMMIT")
         expect(yield* Fiber.join(body)).toBe(1)
         yield* Fiber.join(statement)
         expect(yield* rows(connection)).toEqual([1, 2, 100])
@@ -170,8 +181,7 @@ describe("SQLite connection", () => {
       0,
       (connection, file) =>
         Effect.gen(function* () {
-          const other = new Sqlite(file)
-          other.prepare("BEGIN IMMEDIATE").run()
+          const { end } = lockHeldByAnother(file)
           const before = performance.now()
           const [body, statement] = yield* Effect.all(
             [
@@ -185,8 +195,7 @@ describe("SQLite connection", () => {
           expect(performance.now() - before).toBeLessThan(2000)
           for (const error of [body, statement])
             expect((error.cause as { readonly code: string }).code).toBe("SQLITE_BUSY")
-          other.prepare("ROLLBACK").run()
-          other.close()
+          end("ROLLBACK")
           expect(yield* rows(connection)).toEqual([])
         }),
       150,
@@ -198,15 +207,13 @@ describe("SQLite connection", () => {
       0,
       (connection, file) =>
         Effect.gen(function* () {
-          const other = new Sqlite(file)
-          other.prepare("BEGIN IMMEDIATE").run()
+          const { end } = lockHeldByAnother(file)
           const early = yield* Effect.fork(Effect.either(connection.exclusive(insert(1))))
           yield* Effect.sleep("400 millis")
           const late = yield* Effect.fork(Effect.either(connection.exclusive(insert(2))))
           // The early body gave up at 600 ms; the late one waits until 1000 ms, so it goes in once the lock is free.
           yield* Effect.sleep("400 millis")
-          other.prepare("ROLLBACK").run()
-          other.close()
+          end("ROLLBACK")
           expect(Either.isLeft(yield* Fiber.join(early))).toBe(true)
           expect(yield* Fiber.join(late)).toEqual(Either.right(2))
           expect(yield* rows(connection)).toEqual([2])
