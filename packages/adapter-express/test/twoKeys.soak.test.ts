@@ -15,7 +15,7 @@ import { type FixtureSite, startFixtureSite } from "../../core/test/support/fixt
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 
 /** The bound the ordinary key's p99 must stay under while the hostile key runs. */
-export const ORDINARY_P99_MS = 2_000
+export const ORDINARY_P99_MS = 1_000
 const SOAK_MS = 15_000
 const HOSTILE = "hostile-key"
 const ORDINARY = "ordinary-key"

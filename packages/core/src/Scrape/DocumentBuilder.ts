@@ -101,6 +101,15 @@ interface Pending {
   readonly moved: boolean
 }
 
+/** A page sent to a thread. */
+interface Submitted {
+  readonly answer: Promise<Document>
+  /** The page waits behind another that has held its thread for `STUCK_MS` or more. */
+  readonly stuckBehind: () => boolean
+  /** Forgets the page: `answer` never settles. */
+  readonly withdraw: () => void
+}
+
 interface Slot {
   readonly worker: Worker
   readonly pending: Map<number, Pending>
@@ -184,20 +193,27 @@ class ThreadPool {
     slot.worker.postMessage(pending.request)
   }
 
-  build(request: Omit<BuildRequest, "id">, signal: AbortSignal): Promise<Document> {
+  /** Sends a page to the least loaded thread. */
+  submit(request: Omit<BuildRequest, "id">): Submitted {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
-    return new Promise<Document>((resolve, reject) => {
+    const answer = new Promise<Document>((resolve, reject) => {
       this.#send(slot, { request: { id, ...request }, resolve, reject, moved: false })
-      // An interrupted scrape does not wait for its page; the thread finishes it and the answer is dropped.
-      signal.addEventListener(
-        "abort",
-        () => {
-          for (const each of this.#slots) each.pending.delete(id)
-        },
-        { once: true },
-      )
     })
+    const holder = () => this.#slots.find((each) => each.pending.has(id))
+    return {
+      answer,
+      stuckBehind: () => {
+        const current = holder()
+        return (
+          current !== undefined &&
+          current.pending.keys().next().value !== id &&
+          performance.now() - current.busySince >= STUCK_MS
+        )
+      },
+      // The thread still builds a page it was sent; its answer is dropped.
+      withdraw: () => void holder()?.pending.delete(id),
+    }
   }
 
   async close(): Promise<void> {
@@ -227,16 +243,36 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
               previousAt = now
               return lone && pool.idle
             }
+            const onThread: DocumentBuilder["Type"]["build"] = (scrapeOptions, page, provenance, extras) =>
+              Effect.suspend(() => {
+                const submitted = pool.submit({ options: scrapeOptions, page, provenance, extras })
+                // An interrupted scrape does not wait for its page.
+                const answer = Effect.tryPromise({
+                  try: () => submitted.answer,
+                  catch: (error) => failure(page.url, error),
+                }).pipe(
+                  Effect.onInterrupt(() => Effect.sync(submitted.withdraw)),
+                  Effect.withSpan("Scrape.buildDocument"),
+                )
+                if (page.body.length > inlineMaxChars) return answer
+                // A small page sent while its thread had only begun a costly one is taken back once that one has held
+                // the thread for `STUCK_MS`, as a page arriving then would not have been sent.
+                const takenBack = Effect.sleep(STUCK_MS).pipe(
+                  Effect.repeat({ until: submitted.stuckBehind }),
+                  Effect.andThen(() => {
+                    submitted.withdraw()
+                    return buildInline(scrapeOptions, page, provenance, extras)
+                  }),
+                )
+                return Effect.raceFirst(answer, takenBack)
+              })
             return {
               // Decided when the build runs, not when its effect is made.
               build: (scrapeOptions: ScrapeOptions, page: PageContent, provenance: Provenance, extras?: BuildExtras) =>
                 Effect.suspend(() =>
                   (alone() || pool.stuck) && page.body.length <= inlineMaxChars
                     ? buildInline(scrapeOptions, page, provenance, extras)
-                    : Effect.tryPromise({
-                        try: (signal) => pool.build({ options: scrapeOptions, page, provenance, extras }, signal),
-                        catch: (error) => failure(page.url, error),
-                      }).pipe(Effect.withSpan("Scrape.buildDocument")),
+                    : onThread(scrapeOptions, page, provenance, extras),
                 ),
             }
           },
