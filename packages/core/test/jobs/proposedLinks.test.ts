@@ -1,7 +1,8 @@
 /**
  * A crawl sends the store each link once its page's commit is recorded: the links every page repeats (navigation,
  * pagination) are not filtered and sent again with every page. A page whose commit was not recorded (its lease was
- * lost) proposes its links again when it runs again, so none is lost.
+ * lost) proposes its links again when it runs again, so none is lost. A page with thousands of links sends them in
+ * slices ahead of its own commit, which repeat harmlessly when it runs again.
  */
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,9 +16,12 @@ const paths = ["/", ...Array.from({ length: PAGES }, (_, index) => `/p/${index}`
 // Every page links every page: a crawl meets each link 31 times.
 const mesh: Record<string, SitePage> = Object.fromEntries(paths.map((path) => [path, { links: paths }]))
 
-/** The memory store, counting the links sent with commits; `lose` says which commits to answer "not recorded". */
+/**
+ * The memory store, counting the links sent with commits (and the sizes of the slices sent ahead of a commit); `lose`
+ * says which commits to answer "not recorded".
+ */
 const countingStore = (lose: (url: string, attempts: number) => boolean) => {
-  const sent = { links: 0, lost: 0 }
+  const sent = { links: 0, lost: 0, slices: [] as Array<number>, commits: [] as Array<{ url: string; links: number }> }
   const layer = Layer.effect(
     JobStore,
     Effect.map(JobStore, (store) =>
@@ -34,7 +38,12 @@ const countingStore = (lose: (url: string, attempts: number) => boolean) => {
             })
           }
           sent.links += outcome.discovered.length
+          sent.commits.push({ url: task.url, links: outcome.discovered.length })
           return store.completeTask(task, outcome)
+        },
+        addTasks: (jobId, tasks, now) => {
+          sent.slices.push(tasks.length)
+          return store.addTasks(jobId, tasks, now)
         },
       }),
     ),
@@ -79,5 +88,56 @@ describe("links a crawl has proposed", () => {
     expect(store.sent.lost).toBe(1)
     expect(job.status).toBe("completed")
     expect(job.data).toHaveLength(PAGES + 1)
+  })
+})
+
+describe("a page with thousands of links", () => {
+  const LINKS = 4_500
+  const LIMIT = 3_000
+  let wide: CrawlSite
+  beforeAll(async () => {
+    wide = await startCrawlSite({
+      pages: { "/": { links: Array.from({ length: LINKS }, (_, index) => `/w/${index}`) } },
+    })
+  })
+  afterAll(() => wide?.close())
+
+  /** Starts a crawl of the wide site, waits for the start page's recorded commit, and cancels the crawl. */
+  const admitted = async (store: ReturnType<typeof countingStore>) => {
+    const webdata = new Webdata({
+      allowPrivateAddresses: true,
+      store: store.layer,
+      worker: { concurrency: 2, leaseMs: 300, pollMs: 20 },
+    })
+    try {
+      const { id } = await webdata.startCrawl(wide.url, { limit: LIMIT, sitemap: "skip", scrapeOptions: { maxAge: 0 } })
+      const startPage = () => store.sent.commits.find((commit) => new URL(commit.url).pathname === "/")
+      for (const until = Date.now() + 20_000; startPage() === undefined && Date.now() < until; )
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      const { total } = await webdata.getCrawlStatus(id, { limit: 1 })
+      await webdata.cancelCrawl(id)
+      return { total, startPage: startPage() }
+    } finally {
+      await webdata.close()
+    }
+  }
+
+  it("admits them in slices committed before its own, up to the crawl's limit", async () => {
+    const store = countingStore(() => false)
+    const { total, startPage } = await admitted(store)
+    expect(total).toBe(LIMIT)
+    // 2 000 and 2 000 ahead of the start page's commit, which carries the rest (with its link home).
+    expect(store.sent.slices).toEqual([2_000, 2_000])
+    expect(startPage?.links).toBe(LINKS + 1 - 4_000)
+  })
+
+  it("admits each once when the page runs again after its commit was lost", async () => {
+    const store = countingStore((url, attempts) => new URL(url).pathname === "/" && attempts === 0)
+    const { total, startPage } = await admitted(store)
+    expect(store.sent.lost).toBe(1)
+    // The slices went in twice (before the lost commit and before the recorded one); the store took each link once.
+    expect(store.sent.slices).toEqual([2_000, 2_000, 2_000, 2_000])
+    expect(startPage?.links).toBe(LINKS + 1 - 4_000)
+    expect(total).toBe(LIMIT)
   })
 })
