@@ -98,7 +98,9 @@ interface Pending {
   readonly resolve: (document: Document) => void
   readonly reject: (error: Error) => void
   /** Already moved once to a fresh thread after its thread died. */
-  readonly moved: boolean
+  moved: boolean
+  /** Nobody waits for it any more; it stays until its thread answers, as the thread still builds it. */
+  dropped: boolean
 }
 
 /** A page sent to a thread. */
@@ -106,7 +108,7 @@ interface Submitted {
   readonly answer: Promise<Document>
   /** The page waits behind another that has held its thread for `STUCK_MS` or more. */
   readonly stuckBehind: () => boolean
-  /** Forgets the page: `answer` never settles. */
+  /** Forgets the page: `answer` never settles (its thread still builds it; the answer is dropped). */
   readonly withdraw: () => void
 }
 
@@ -148,6 +150,7 @@ class ThreadPool {
       const pending = slot.pending.get(reply.id)
       if (pending === undefined) return
       slot.pending.delete(reply.id)
+      if (pending.dropped) return
       if ("document" in reply) pending.resolve(reply.document)
       else pending.reject(new Error(reply.error))
     })
@@ -157,13 +160,17 @@ class ThreadPool {
       // A thread builds its pages in the order they were sent: the first pending one is the one it was on.
       const [current, ...queued] = slot.pending.values()
       slot.pending.clear()
-      current?.reject(error)
+      if (current !== undefined && !current.dropped) current.reject(error)
       const index = this.#slots.indexOf(slot)
       const fresh = this.#closed || index < 0 ? undefined : this.#spawn()
       if (fresh !== undefined) this.#slots[index] = fresh
       for (const pending of queued)
-        if (fresh === undefined || pending.moved) pending.reject(error)
-        else this.#send(fresh, { ...pending, moved: true })
+        if (pending.dropped) continue
+        else if (fresh === undefined || pending.moved) pending.reject(error)
+        else {
+          pending.moved = true
+          this.#send(fresh, pending)
+        }
     }
     slot.worker.on("error", (error) =>
       die(
@@ -197,22 +204,25 @@ class ThreadPool {
   submit(request: Omit<BuildRequest, "id">): Submitted {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
+    let entry: Pending | undefined
     const answer = new Promise<Document>((resolve, reject) => {
-      this.#send(slot, { request: { id, ...request }, resolve, reject, moved: false })
+      entry = { request: { id, ...request }, resolve, reject, moved: false, dropped: false }
+      this.#send(slot, entry)
     })
-    const holder = () => this.#slots.find((each) => each.pending.has(id))
     return {
       answer,
       stuckBehind: () => {
-        const current = holder()
+        const holder = this.#slots.find((each) => each.pending.has(id))
         return (
-          current !== undefined &&
-          current.pending.keys().next().value !== id &&
-          performance.now() - current.busySince >= STUCK_MS
+          holder !== undefined &&
+          entry?.dropped === false &&
+          holder.pending.keys().next().value !== id &&
+          performance.now() - holder.busySince >= STUCK_MS
         )
       },
-      // The thread still builds a page it was sent; its answer is dropped.
-      withdraw: () => void holder()?.pending.delete(id),
+      withdraw: () => {
+        if (entry !== undefined) entry.dropped = true
+      },
     }
   }
 
