@@ -84,7 +84,9 @@ export const openGuardProxy = async (options: GuardProxyOptions): Promise<GuardP
   const upstream = options.upstream !== undefined ? new URL(options.upstream) : undefined
   let left = options.maxBytes
   const sockets = new Set<Socket>()
+  // Once per socket: the agent keeps a target's connection alive for the next request, which gets the same socket.
   const track = (socket: Socket) => {
+    if (sockets.has(socket)) return
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   }

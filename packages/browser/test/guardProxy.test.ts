@@ -112,6 +112,23 @@ describe("guard proxy", () => {
     }
   })
 
+  it("sends many requests over one kept-alive connection to a target without piling listeners on it", async () => {
+    const warnings: Array<string> = []
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`)
+    process.on("warning", onWarning)
+    const proxy = await proxyWith().opening
+    try {
+      for (let i = 0; i < 15; i++)
+        expect(await viaProxy(proxy.server, `${site.url}/page/${i}`)).toEqual({ status: 200, body: `site /page/${i}` })
+      // Node reports a listener leak on the next turn.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"))).toEqual([])
+    } finally {
+      process.off("warning", onWarning)
+      await proxy.close()
+    }
+  })
+
   it("tunnels to allowed targets and answers 403 to a CONNECT to a refused one", async () => {
     const { opening, seen } = proxyWith()
     const proxy = await opening
