@@ -57,12 +57,12 @@ beforeAll(async () => {
 })
 afterAll(() => site?.close())
 
+/** An engine on `store` whose worker takes a lost lease back quickly. */
+const engineOn = (store: ReturnType<typeof countingStore>) =>
+  new Webdata({ allowPrivateAddresses: true, store: store.layer, worker: { concurrency: 2, leaseMs: 300, pollMs: 20 } })
+
 const crawl = async (store: ReturnType<typeof countingStore>) => {
-  const webdata = new Webdata({
-    allowPrivateAddresses: true,
-    store: store.layer,
-    worker: { concurrency: 2, leaseMs: 300, pollMs: 20 },
-  })
+  const webdata = engineOn(store)
   try {
     return await webdata.crawl(site.url, { limit: 100, sitemap: "skip", scrapeOptions: { maxAge: 0 } })
   } finally {
@@ -104,11 +104,7 @@ describe("a page with thousands of links", () => {
 
   /** Starts a crawl of the wide site, waits for the start page's recorded commit, and cancels the crawl. */
   const admitted = async (store: ReturnType<typeof countingStore>) => {
-    const webdata = new Webdata({
-      allowPrivateAddresses: true,
-      store: store.layer,
-      worker: { concurrency: 2, leaseMs: 300, pollMs: 20 },
-    })
+    const webdata = engineOn(store)
     try {
       const { id } = await webdata.startCrawl(wide.url, { limit: LIMIT, sitemap: "skip", scrapeOptions: { maxAge: 0 } })
       const startPage = () => store.sent.commits.find((commit) => new URL(commit.url).pathname === "/")
