@@ -16,6 +16,7 @@ import { ScrapeError } from "../Errors.js"
 import { lazyModule } from "../Process/LazyModule.js"
 import { startModuleWorker } from "../Process/ModuleWorker.js"
 import type { BuildExtras, PageContent, Provenance } from "./BuildDocument.js"
+import { withdraw, withdrawnPages } from "./WithdrawnPages.js"
 
 export interface BuildRequest {
   readonly id: number
@@ -99,7 +100,7 @@ interface Pending {
   readonly reject: (error: Error) => void
   /** Already moved once to a fresh thread after its thread died. */
   moved: boolean
-  /** Nobody waits for it any more; it stays until its thread answers, as the thread still builds it. */
+  /** Nobody waits for it any more; it stays until its thread answers (having skipped it, or built it if begun). */
   dropped: boolean
 }
 
@@ -108,7 +109,7 @@ interface Submitted {
   readonly answer: Promise<Document>
   /** The page waits behind another that has held its thread for `STUCK_MS` or more. */
   readonly stuckBehind: () => boolean
-  /** Forgets the page: `answer` never settles (its thread still builds it; the answer is dropped). */
+  /** Forgets the page: `answer` never settles; its thread skips it unless it has begun it. */
   readonly withdraw: () => void
 }
 
@@ -120,10 +121,11 @@ interface Slot {
   busySince: number
 }
 
-const startWorker = (maxHeapMb: number): Worker =>
+const startWorker = (maxHeapMb: number, withdrawn: Int32Array): Worker =>
   // A small young generation: a thread's garbage is short-lived DOMs, and the default (tens of MiB) only adds RSS.
   startModuleWorker(import.meta.url, "./DocumentWorker", {
     resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: 8 },
+    workerData: { withdrawn: withdrawn.buffer },
   })
 
 /**
@@ -135,6 +137,7 @@ class ThreadPool {
   readonly #slots: Array<Slot> = []
   #nextId = 0
   #closed = false
+  readonly #withdrawn = withdrawnPages()
 
   constructor(
     threads: number,
@@ -144,7 +147,12 @@ class ThreadPool {
   }
 
   #spawn(): Slot {
-    const slot: Slot = { worker: startWorker(this.maxHeapMb), pending: new Map(), dead: false, busySince: 0 }
+    const slot: Slot = {
+      worker: startWorker(this.maxHeapMb, this.#withdrawn),
+      pending: new Map(),
+      dead: false,
+      busySince: 0,
+    }
     slot.worker.on("message", (reply: BuildReply) => {
       slot.busySince = performance.now()
       const pending = slot.pending.get(reply.id)
@@ -222,6 +230,7 @@ class ThreadPool {
       },
       withdraw: () => {
         if (entry !== undefined) entry.dropped = true
+        withdraw(this.#withdrawn, id)
       },
     }
   }

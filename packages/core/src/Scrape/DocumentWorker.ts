@@ -1,12 +1,17 @@
 /** Entry of a content thread (`DocumentBuilder.layerThreads`): builds documents for the thread that sent the pages. */
-import { parentPort } from "node:worker_threads"
+import { parentPort, workerData } from "node:worker_threads"
 import { buildDocument } from "./BuildDocument.js"
 import type { BuildReply, BuildRequest } from "./DocumentBuilder.js"
+import { isWithdrawn } from "./WithdrawnPages.js"
 
 const port = parentPort
 if (port === null) throw new Error("DocumentWorker runs as a worker thread")
 
+const withdrawn = new Int32Array((workerData as { readonly withdrawn: SharedArrayBuffer }).withdrawn)
+
 port.on("message", (request: BuildRequest) => {
+  // Nobody waits for it: answered at once, unbuilt.
+  if (isWithdrawn(withdrawn, request.id)) return void port.postMessage({ id: request.id, error: "withdrawn" })
   let reply: BuildReply
   try {
     reply = {

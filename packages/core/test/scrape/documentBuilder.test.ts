@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { Worker } from "node:worker_threads"
-import { Duration, Effect, Either, Schema } from "effect"
+import { Duration, Effect, Either, Fiber, Schema } from "effect"
 import { beforeAll, describe, expect, it, vi } from "vitest"
 import { ScrapeOptions } from "../../src/Domain/ScrapeOptions.js"
 import type { PageContent } from "../../src/Scrape/BuildDocument.js"
@@ -232,5 +232,29 @@ describe("DocumentBuilder", () => {
     )
     // Both were queued behind the table and taken back once it had held the thread for STUCK_MS.
     expect(tookMs).toBeLessThan(STUCK_MS * 5)
+  }, 30_000)
+
+  it("does not build the pages queued on a thread whose callers stopped waiting", async () => {
+    const table = `<html><body><table>${`<tr>${"<td>cell</td>".repeat(1000)}</tr>`.repeat(1000)}</table></body></html>`
+    // Above the size built on the caller's thread: it waits for the thread, whatever is queued there.
+    const large = article.replace("</body>", `${"<p>More words for a longer article.</p>".repeat(8000)}</body>`)
+    const [tookMs, document] = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(DocumentBuilder, (builder) =>
+          Effect.gen(function* () {
+            const first = yield* Effect.fork(builder.build(options, page(table), provenance))
+            // Three more tables queued behind the first, whose callers give up at once.
+            for (let i = 0; i < 3; i++)
+              yield* Effect.timeout(builder.build(options, page(table), provenance), "1 millis").pipe(Effect.ignore)
+            const [took, document] = yield* Effect.timed(builder.build(options, page(large), provenance))
+            yield* Fiber.join(first)
+            return [Duration.toMillis(took), document] as const
+          }),
+        ).pipe(Effect.provide(layerThreads({ threads: 1 }))),
+      ),
+    )
+    expect(document.markdown).toContain("More words for a longer article.")
+    // The first table (about a second) and the large page; the three given up on, built, would add about three more.
+    expect(tookMs).toBeLessThan(3_000)
   }, 30_000)
 })
