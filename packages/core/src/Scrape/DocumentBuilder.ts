@@ -212,24 +212,26 @@ class ThreadPool {
   submit(request: Omit<BuildRequest, "id">): Submitted {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
-    let entry: Pending | undefined
+    let settle: Pick<Pending, "resolve" | "reject"> | undefined
     const answer = new Promise<Document>((resolve, reject) => {
-      entry = { request: { id, ...request }, resolve, reject, moved: false, dropped: false }
-      this.#send(slot, entry)
+      settle = { resolve, reject }
     })
+    // The executor above has run: `settle` is set.
+    const entry: Pending = { request: { id, ...request }, ...settle!, moved: false, dropped: false }
+    this.#send(slot, entry)
     return {
       answer,
       stuckBehind: () => {
         const holder = this.#slots.find((each) => each.pending.has(id))
         return (
           holder !== undefined &&
-          entry?.dropped === false &&
+          !entry.dropped &&
           holder.pending.keys().next().value !== id &&
           performance.now() - holder.busySince >= STUCK_MS
         )
       },
       withdraw: () => {
-        if (entry !== undefined) entry.dropped = true
+        entry.dropped = true
         withdraw(this.#withdrawn, id)
       },
     }
