@@ -20,7 +20,7 @@ import { Llm } from "../Llm/Llm.js"
 import { seedTasks, targetIdOf, taskLimit } from "./CheckTasks.js"
 import { renderCheckEmail } from "./Email.js"
 import { Mailer } from "./Mailer.js"
-import { asMonitor, getMonitor, type MonitorRecord, updateMonitor } from "./MonitorStore.js"
+import { asMonitor, dueAtOf, getMonitor, type MonitorRecord, updateMonitor } from "./MonitorStore.js"
 import {
   CHECK,
   type CheckPage,
@@ -65,6 +65,12 @@ export const webhookSpecOf = (state: MonitorState): WebhookSpec | undefined =>
           event === "monitor.page" ? "page" : "check.completed",
         ),
       }
+
+/** Whether a sweep at `now` finds the monitor's run due: its time has come, or its claimer may have died. */
+const isDue = (state: MonitorState, now: number) => {
+  const dueAt = dueAtOf(state)
+  return dueAt !== undefined && dueAt <= now
+}
 
 const withoutPending = ({ pending: _, ...state }: MonitorState): MonitorState => state
 
@@ -115,7 +121,10 @@ export const make = Effect.gen(function* () {
 
   const retentionOf = (state: MonitorState) => state.retentionDays * DAY_MS
 
-  /** A scheduled run that found the previous check still running: recorded, and the run moves on. */
+  /**
+   * A scheduled run that found the previous check still running: recorded, and the run moves on (unless another
+   * sweep moved it or claimed it first).
+   */
   const skipOverlap = (monitor: MonitorRecord, now: number) =>
     Effect.gen(function* () {
       const { record, state } = monitor
@@ -133,7 +142,9 @@ export const make = Effect.gen(function* () {
         removed: [],
       }
       const moved = yield* updateMonitor(store, record.id, (current) =>
-        current.record.version === record.version
+        isDue(current.state, now) &&
+        current.state.pending === undefined &&
+        current.state.currentCheckId === state.currentCheckId
           ? Option.some({ ...current.state, nextRunAt: nextRun(current.state.schedule, now) ?? null })
           : Option.none(),
       )
@@ -221,10 +232,17 @@ export const make = Effect.gen(function* () {
       ? Effect.succeed(false)
       : Effect.map(store.getJob(state.currentCheckId), (job) => Option.isSome(job) && job.value.status === "scraping")
 
-  /** Claims the monitor's check by a compare-and-set on the version read; none when another writer won. */
+  /**
+   * Claims the monitor's check by a compare-and-set; none when another claim won. A scheduled claim stands while the
+   * run is still due, whatever else was written since the sweep read the monitor (the last check's end, a rename):
+   * requiring the version read let every sweep of a round lose to such a write, and the run waited for the next sweep.
+   * A manual claim stands on the version its caller found idle.
+   */
   const claim = (monitor: MonitorRecord, trigger: CheckTrigger, now: number) =>
     updateMonitor(store, monitor.record.id, (current) => {
-      if (current.record.version !== monitor.record.version) return Option.none()
+      const stands =
+        trigger === "scheduled" ? isDue(current.state, now) : current.record.version === monitor.record.version
+      if (!stands) return Option.none()
       const { state } = current
       const pending = state.pending ?? {
         checkId: newId(),

@@ -3,11 +3,12 @@
  * worker sweeps and however often; a claim whose worker died before making the check's job is finished by the next
  * sweep under the same check id. Run by each store's tests with two connections of its own.
  */
-import { Effect, type Layer, ManagedRuntime, Option, TestClock, TestContext } from "effect"
+import { Effect, identity, Layer, ManagedRuntime, Option, TestClock, TestContext } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Engine from "../../src/Engine.js"
 import { JobStore, type StoreError } from "../../src/Jobs/JobStore.js"
-import { CLAIM_LEASE_MS, getMonitor, putMonitor } from "../../src/Monitor/MonitorStore.js"
+import { CLAIM_LEASE_MS, getMonitor, putMonitor, updateMonitor } from "../../src/Monitor/MonitorStore.js"
+import { MONITOR } from "../../src/Monitor/Records.js"
 import { sweepMonitors } from "../../src/Monitor/Scheduler.js"
 import { Monitor } from "../../src/Monitor.js"
 import { page, startEditableSite } from "../support/editableSite.js"
@@ -37,6 +38,26 @@ const settled = async (runtime: Runtime, ids: ReadonlyArray<string>, count: numb
 }
 
 /**
+ * The store of a worker whose every sweep is overtaken: each due monitor it reads is written again (as the end of its
+ * last check is, by another worker) before the sweep claims it.
+ */
+const overtaken = (store: Layer.Layer<JobStore, StoreError>): Layer.Layer<JobStore, StoreError> =>
+  Layer.effect(
+    JobStore,
+    Effect.map(JobStore, (inner) => ({
+      ...inner,
+      dueRecords: (kind: string, now: number, max: number) =>
+        Effect.tap(inner.dueRecords(kind, now, max), (records) =>
+          kind === MONITOR
+            ? Effect.forEach(records, (record) =>
+                updateMonitor(inner, record.id, (current) => Option.some(current.state)),
+              )
+            : Effect.void,
+        ),
+    })),
+  ).pipe(Layer.provide(store))
+
+/**
  * `connect` opens a connection to one shared store (each call a new connection: a second worker); `cleanup` runs
  * after the suite.
  */
@@ -47,10 +68,12 @@ export const runMonitorClaims = (
 ) =>
   describe(`monitor claims: ${name}`, () => {
     const runtimes: Array<Runtime> = []
-    const worker = () => {
+    const worker = (
+      around: (store: Layer.Layer<JobStore, StoreError>) => Layer.Layer<JobStore, StoreError> = identity,
+    ) => {
       const runtime = ManagedRuntime.make(
         Engine.layer({
-          store: connect(),
+          store: around(connect()),
           allowPrivateAddresses: true,
           // The test's clock alone starts checks; the workers run their pages.
           worker: { pollMs: 20, monitorSweepMs: 3_600_000 },
@@ -96,6 +119,37 @@ export const runMonitorClaims = (
           for (const list of checks) expect(list).toHaveLength(round + 1)
           for (const path of paths) expect(site.hits(path), path).toBe(round + 1)
         }
+      } finally {
+        await site.close()
+      }
+    }, 60_000)
+
+    it("claims a due run whose monitor another write changed after the sweep read it, and skips an overlapping one", async () => {
+      const site = await startEditableSite({ "/slow": page("Slow", "<p>Text.</p>") })
+      site.delays.set("/slow", 1500)
+      try {
+        const runtime = worker(overtaken)
+        const created = await at(
+          runtime,
+          T0,
+          Effect.flatMap(Monitor, (service) =>
+            service.create(
+              {
+                name: "Slow",
+                schedule: { text: "every 30 minutes" },
+                targets: [{ type: "scrape", urls: [`${site.url}/slow`] }],
+              },
+              null,
+            ),
+          ),
+        )
+        await at(runtime, FIRST_RUN, sweepMonitors)
+        expect((await checksOf(runtime, created.id)).map((check) => check.status)).toEqual(["running"])
+        // The first check still runs when the next run is due: that run is recorded as skipped.
+        await at(runtime, FIRST_RUN + HALF_HOUR, sweepMonitors)
+        const checks = await settled(runtime, [created.id], 2)
+        expect(checks[0]?.map((check) => check.status).sort()).toEqual(["completed", "skipped_overlap"])
+        expect(site.hits("/slow")).toBe(1)
       } finally {
         await site.close()
       }
