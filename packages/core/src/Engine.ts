@@ -136,7 +136,7 @@ export interface EngineOptions {
   readonly llm?: LlmConfig.LlmSettings | Layer.Layer<Llm>
   /**
    * Web search providers, in order (a fallback chain): `"local"` (the index of every page this engine scraped; the
-   * default), `"duckduckgo"`, `{ provider: "searxng", url }`, `{ provider: "brave", apiKey }`,
+   * default; without it no page is indexed), `"duckduckgo"`, `{ provider: "searxng", url }`, `{ provider: "brave", apiKey }`,
    * `{ provider: "serper", apiKey }`, or a provider of your own; or a layer that provides one (`WEBDATA_SEARCH`).
    */
   readonly search?: ReadonlyArray<SearchSettings.SearchProviderSetting> | Layer.Layer<SearchProvider>
@@ -314,7 +314,12 @@ const layerWith = (
     search: Layer.isLayer(options.search)
       ? (options.search as Layer.Layer<SearchProvider>)
       : SearchSettings.layer(options.search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined),
-    localIndex: LocalIndex.layer(options.searchIndex),
+    // A provider layer of the caller's own may read the index: it is kept.
+    localIndex: LocalIndex.layer(
+      options.searchIndex,
+      Layer.isLayer(options.search) ||
+        SearchSettings.searchesLocal(options.search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined),
+    ),
     artifacts:
       options.artifacts === undefined
         ? undefined
@@ -381,7 +386,7 @@ export const layerConfig = (
         artifacts: Option.getOrUndefined(artifacts),
         llm: Option.getOrUndefined(llm),
         search: SearchSettings.layer(search),
-        localIndex: Layer.orDie(LocalIndex.layerConfig),
+        localIndex: Layer.orDie(LocalIndex.layerConfig(SearchSettings.searchesLocal(search))),
       })
     }).pipe(Effect.orDie),
   )

@@ -51,6 +51,10 @@ const providerOf = (setting: SearchProviderSetting, local: SearchProviderShape):
   }
 }
 
+/** Whether the chain of `settings` searches the local index (the default chain does). */
+export const searchesLocal = (settings: ReadonlyArray<SearchProviderSetting> = ["local"]): boolean =>
+  settings.length === 0 || settings.includes("local")
+
 /** The chain of `settings` (default: the local index alone). */
 export const layer = (
   settings: ReadonlyArray<SearchProviderSetting> = ["local"],

@@ -1,6 +1,6 @@
 import { createServer } from "node:http"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { ConfigProvider, Effect, Layer, TestClock } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import type { Document } from "../../src/Domain/Document.js"
 import * as Engine from "../../src/Engine.js"
@@ -10,6 +10,7 @@ import { JobStore, type JobStoreShape } from "../../src/Jobs/JobStore.js"
 import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import * as LocalIndex from "../../src/Search/LocalIndex.js"
 import type { SearchQuery } from "../../src/Search/SearchProvider.js"
+import type { SearchProviderSetting } from "../../src/Search/SearchSettings.js"
 import { markdownSnippet, plainText, snippet, termFinder } from "../../src/Search/Snippet.js"
 import { type Listening, listenOnLoopback } from "../support/loopback.js"
 
@@ -554,5 +555,47 @@ describe("the engine's index", () => {
     expect(await search("key-b", "krill swarm")).toEqual(["https://krill.example/swarms"])
     expect(await search("key-b", "plankton")).toEqual([])
     expect(await search("key-a", "krill")).toEqual([])
+  })
+
+  const elsewhere = { name: "elsewhere", sources: ["web" as const], search: () => Effect.die("not asked") }
+  const fromOptions = (chain: ReadonlyArray<SearchProviderSetting>) => (store: Layer.Layer<JobStore>) =>
+    Engine.layer({ worker: false, allowPrivateAddresses: true, store, search: chain })
+  const fromEnvironment = (chain: string) => (store: Layer.Layer<JobStore>) =>
+    Engine.layerConfig(store, undefined, undefined, { worker: false }).pipe(
+      Layer.provide(
+        Layer.setConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([
+              ["WEBDATA_SEARCH", chain],
+              ["WEBDATA_ALLOW_PRIVATE_ADDRESSES", "1"],
+            ]),
+          ),
+        ),
+      ),
+    )
+  it.each([
+    { chain: "another provider alone", engine: fromOptions([elsewhere]), local: false },
+    { chain: "another provider, then local", engine: fromOptions([elsewhere, "local"]), local: true },
+    { chain: "WEBDATA_SEARCH=duckduckgo", engine: fromEnvironment("duckduckgo"), local: false },
+    { chain: "WEBDATA_SEARCH=duckduckgo,local", engine: fromEnvironment("duckduckgo,local"), local: true },
+  ])("indexes scraped pages only when the search chain reads the index: $chain", async ({ engine: layer, local }) => {
+    const store = MemoryJobStore.make()
+    const engine = makeWebHandler(
+      Layer.merge(layer(Layer.succeed(JobStore, store)), ServerConfig.layer({ apiKeys: ["key-a"] })),
+    )
+    try {
+      const response = await engine.handler(
+        new Request("http://api.test/v2/scrape", {
+          method: "POST",
+          headers: { authorization: "Bearer key-a", "content-type": "application/json" },
+          body: JSON.stringify({ url: `${site.url}/otters` }),
+        }),
+      )
+      expect(response.status).toBe(200)
+      const indexed = await Effect.runPromise(allPages(store))
+      expect(indexed.map((page) => page.url)).toEqual(local ? [`${site.url}/otters`] : [])
+    } finally {
+      await engine.dispose()
+    }
   })
 })
