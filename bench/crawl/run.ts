@@ -9,7 +9,8 @@
  * site and loopback alone allow at the same concurrency.
  *
  * Run: `npm run crawl -w @webdata/bench` (RUNS=3, PAGES=2000, SITES=articles,small; SIDES=crawlee or SIDES=webdata
- * runs one side; STORE=sqlite keeps webdata's crawl in a SQLite file instead of memory).
+ * runs one side; STORE=sqlite keeps webdata's crawl in a SQLite file instead of memory; INDEX=off leaves its pages out of
+ * the local search index).
  */
 import { fork } from "node:child_process"
 import type { LaneRequest, LaneResult } from "./lane.js"

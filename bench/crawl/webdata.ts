@@ -2,7 +2,7 @@
  * webdata's side of the crawl benchmarks, through the library facade: a crawl of the fixture site with markdown
  * documents, the scrape cache neither read nor written (each round must fetch every page), no sitemap, `concurrency` pages at once.
  * The store is the library's default, in memory; `STORE=sqlite` puts it in a SQLite file in a temporary directory
- * (the server's default), removed afterwards.
+ * (the server's default), removed afterwards; `INDEX=off` leaves the pages out of the local search index.
  */
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,6 +28,8 @@ const makeWebdata = (options: WebdataRunOptions, directory: string | undefined) 
     worker: { concurrency: options.concurrency },
     // As a server or `webdata worker` runs by default on this 2-core machine: one content thread.
     contentThreads: Number(process.env.CONTENT_THREADS ?? 1),
+    // INDEX=off: a search chain without `local`, so that no page is indexed (a crawl never asks the provider).
+    ...(process.env.INDEX === "off" ? { search: ["duckduckgo" as const] } : {}),
     ...(directory !== undefined ? { store: SqliteJobStore.layer({ filename: join(directory, "webdata.db") }) } : {}),
   })
 
