@@ -24,6 +24,16 @@ type Runtime = ManagedRuntime.ManagedRuntime<Engine.EngineServices, never>
 const at = <A, E>(runtime: Runtime, time: number, effect: Effect.Effect<A, E, Engine.EngineServices>) =>
   runtime.runPromise(Effect.zipRight(TestClock.setTime(time), effect).pipe(Effect.provide(TestContext.TestContext)))
 
+/** A monitor of one page `url`, made at `T0`. */
+const monitorOf = (runtime: Runtime, name: string, schedule: string, url: string) =>
+  at(
+    runtime,
+    T0,
+    Effect.flatMap(Monitor, (service) =>
+      service.create({ name, schedule: { text: schedule }, targets: [{ type: "scrape", urls: [url] }] }, null),
+    ),
+  )
+
 const checksOf = (runtime: Runtime, id: string) =>
   runtime.runPromise(Effect.flatMap(Monitor, (service) => service.checks(id, null, { limit: 100 })))
 
@@ -95,20 +105,7 @@ export const runMonitorClaims = (
         if (first === undefined || second === undefined) throw new Error("two workers")
         const ids = await Promise.all(
           paths.map((path) =>
-            at(
-              first,
-              T0,
-              Effect.flatMap(Monitor, (service) =>
-                service.create(
-                  {
-                    name: path,
-                    schedule: { text: "every 30 minutes" },
-                    targets: [{ type: "scrape", urls: [`${site.url}${path}`] }],
-                  },
-                  null,
-                ),
-              ),
-            ).then((created) => created.id),
+            monitorOf(first, path, "every 30 minutes", `${site.url}${path}`).then((created) => created.id),
           ),
         )
         for (const [round, time] of [FIRST_RUN, FIRST_RUN + HALF_HOUR].entries()) {
@@ -129,20 +126,7 @@ export const runMonitorClaims = (
       site.delays.set("/slow", 1500)
       try {
         const runtime = worker(overtaken)
-        const created = await at(
-          runtime,
-          T0,
-          Effect.flatMap(Monitor, (service) =>
-            service.create(
-              {
-                name: "Slow",
-                schedule: { text: "every 30 minutes" },
-                targets: [{ type: "scrape", urls: [`${site.url}/slow`] }],
-              },
-              null,
-            ),
-          ),
-        )
+        const created = await monitorOf(runtime, "Slow", "every 30 minutes", `${site.url}/slow`)
         await at(runtime, FIRST_RUN, sweepMonitors)
         expect((await checksOf(runtime, created.id)).map((check) => check.status)).toEqual(["running"])
         // The first check still runs when the next run is due: that run is recorded as skipped.
@@ -159,20 +143,7 @@ export const runMonitorClaims = (
       const site = await startEditableSite({ "/claimed": page("Claimed", "<p>Text.</p>") })
       try {
         const runtime = worker()
-        const created = await at(
-          runtime,
-          T0,
-          Effect.flatMap(Monitor, (service) =>
-            service.create(
-              {
-                name: "Claimed",
-                schedule: { text: "hourly" },
-                targets: [{ type: "scrape", urls: [`${site.url}/claimed`] }],
-              },
-              null,
-            ),
-          ),
-        )
+        const created = await monitorOf(runtime, "Claimed", "hourly", `${site.url}/claimed`)
         const checkId = "01a21700-0000-7000-8000-00000000c1a1"
         // What a worker leaves when it dies between its claim and the check's job.
         await runtime.runPromise(
