@@ -8,6 +8,7 @@ import { Webdata } from "@webdata/core"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { type Listening, listenOnLoopback } from "../../core/test/support/loopback.js"
 import { layer } from "../src/index.js"
+import { SETTLE_MAX_MS } from "../src/Settle.js"
 import { executablePath } from "./support/chromium.js"
 
 const TEXT = "The harbour master posts the tide times on the board by the slipway every morning."
@@ -48,5 +49,7 @@ it("reads a still page without waiting long", async () => {
   const started = Date.now()
   const document = await webdata.scrape(`${site.url}/still?again`, { formats: ["markdown"], waitFor: 1 })
   expect(document.markdown).toContain(TEXT)
-  expect(Date.now() - started).toBeLessThan(1500)
+  // ~350 ms on a quiet machine; a page that never settled would be read at the cap. Under a loaded CI the browser's
+  // own work took 1.5 s once, so the bound is the cap less a margin.
+  expect(Date.now() - started).toBeLessThan(SETTLE_MAX_MS - 500)
 })

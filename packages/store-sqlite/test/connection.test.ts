@@ -121,12 +121,16 @@ describe("SQLite connection", () => {
         const lone = yield* Effect.fork(connection.exclusive(insert(1)))
         yield* Effect.sleep("5 millis")
         yield* Fiber.interrupt(lone)
-        // Another fiber right after it waits up to 50 ms for company: interrupted meanwhile, it never runs.
-        const waiting = yield* Effect.fork(connection.exclusive(insert(2)))
-        yield* Effect.sleep("5 millis")
+        // Another lone writer (past the 10 ms in which writes count as contended), committed; a fiber writing right
+        // after it waits up to 50 ms for company: interrupted meanwhile, it never runs. No timer between the two
+        // writes: on a loaded machine a sleep of a few ms often lasts past those 10 ms, and the second would not wait.
+        yield* Effect.sleep("20 millis")
+        yield* connection.exclusive(insert(2))
+        const waiting = yield* Effect.fork(connection.exclusive(insert(3)))
+        yield* Effect.yieldNow()
         yield* Fiber.interrupt(waiting)
-        yield* Effect.sleep("60 millis")
-        expect(yield* rows(connection)).toEqual([1])
+        yield* Effect.sleep("100 millis")
+        expect(yield* rows(connection)).toEqual([1, 2])
       }),
     ),
   )
