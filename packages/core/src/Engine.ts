@@ -274,6 +274,20 @@ const llmLayer = (llm: EngineOptions["llm"]): Layer.Layer<Llm> | undefined => {
   return LlmConfig.layerResolved(resolved.right)
 }
 
+/**
+ * The search chain of the options, and the local index, which pages go into only when something may read it: `local`
+ * in the chain, or a provider layer of the caller's own.
+ */
+const searchParts = ({ search, searchIndex }: Pick<EngineOptions, "search" | "searchIndex">) => {
+  if (Layer.isLayer(search))
+    return { search: search as Layer.Layer<SearchProvider>, localIndex: LocalIndex.layer(searchIndex) }
+  const chain = search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined
+  return {
+    search: SearchSettings.layer(chain),
+    localIndex: LocalIndex.layer(searchIndex, SearchSettings.searchesLocal(chain)),
+  }
+}
+
 const layerWith = (
   options: EngineOptions,
   settings: { readonly proxies: Layer.Layer<Proxies.Proxies>; readonly llm: Layer.Layer<Llm> | undefined },
@@ -311,15 +325,7 @@ const layerWith = (
     mailer: options.mailer,
     proxies: settings.proxies,
     llm: settings.llm,
-    search: Layer.isLayer(options.search)
-      ? (options.search as Layer.Layer<SearchProvider>)
-      : SearchSettings.layer(options.search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined),
-    // A provider layer of the caller's own may read the index: it is kept.
-    localIndex: LocalIndex.layer(
-      options.searchIndex,
-      Layer.isLayer(options.search) ||
-        SearchSettings.searchesLocal(options.search as ReadonlyArray<SearchSettings.SearchProviderSetting> | undefined),
-    ),
+    ...searchParts(options),
     artifacts:
       options.artifacts === undefined
         ? undefined

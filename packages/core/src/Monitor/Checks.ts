@@ -20,7 +20,7 @@ import { Llm } from "../Llm/Llm.js"
 import { seedTasks, targetIdOf, taskLimit } from "./CheckTasks.js"
 import { renderCheckEmail } from "./Email.js"
 import { Mailer } from "./Mailer.js"
-import { asMonitor, dueAtOf, getMonitor, type MonitorRecord, updateMonitor } from "./MonitorStore.js"
+import { asMonitor, getMonitor, isDue, type MonitorRecord, updateMonitor } from "./MonitorStore.js"
 import {
   CHECK,
   type CheckPage,
@@ -65,12 +65,6 @@ export const webhookSpecOf = (state: MonitorState): WebhookSpec | undefined =>
           event === "monitor.page" ? "page" : "check.completed",
         ),
       }
-
-/** Whether a sweep at `now` finds the monitor's run due: its time has come, or its claimer may have died. */
-const isDue = (state: MonitorState, now: number) => {
-  const dueAt = dueAtOf(state)
-  return dueAt !== undefined && dueAt <= now
-}
 
 const withoutPending = ({ pending: _, ...state }: MonitorState): MonitorState => state
 

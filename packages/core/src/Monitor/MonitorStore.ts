@@ -23,6 +23,12 @@ export const dueAtOf = (state: MonitorState): number | undefined =>
       ? state.nextRunAt
       : undefined
 
+/** Whether a sweep at `now` finds the monitor's run due: its time has come, or its claimer may have died. */
+export const isDue = (state: MonitorState, now: number): boolean => {
+  const dueAt = dueAtOf(state)
+  return dueAt !== undefined && dueAt <= now
+}
+
 export const asMonitor = (record: StoredRecord): MonitorRecord => ({ record, state: record.value as MonitorState })
 
 export const getMonitor = (store: JobStoreShape, id: string): Effect.Effect<Option.Option<MonitorRecord>, StoreError> =>
