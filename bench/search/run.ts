@@ -10,8 +10,9 @@
  * among them) first, then pseudo-words.
  *
  * - Indexing: every page added on its own, in chunks of 2000 that rotate between the lanes (each lane takes each
- *   place in turn). webdata: `LocalIndex.record` on `SqliteJobStore` (one commit per page, as scrapes record them:
- *   the row, its URL words and the FTS5 index, kept by triggers). MiniSearch: `add` of the page's fields (the text
+ *   place in turn). webdata: `LocalIndex.record` on `SqliteJobStore` (each page's row and URL words, batched by the
+ *   store's write-behind queue), then one search, which puts the chunk's pages into the FTS5 index (the store
+ *   tokenizes pages when a search needs them). MiniSearch: `add` of the page's fields (the text
  *   itself is not kept: the previous design read it back from the store). Raw FTS5: an INSERT per page.
  * - Queries: 200 queries of 1–3 words (mid-frequency ones, rank 10–20 000), 10 results with snippets. Every lane
  *   does the same: the query's words without stop words, the last one also as a prefix (3+ letters), the pages with
@@ -186,12 +187,15 @@ const termsOf = (text: string): ReadonlyArray<string> => [
 
 const webdataLane = (filename: string) => {
   const runtime = ManagedRuntime.make(LocalIndex.layer().pipe(Layer.provide(SqliteJobStore.layer({ filename }))))
-  const write = (pages: ReadonlyArray<Page>) =>
-    runtime.runPromise(
+  const write = async (pages: ReadonlyArray<Page>) => {
+    await runtime.runPromise(
       Effect.flatMap(LocalIndex.LocalIndex, (index) =>
         Effect.forEach(pages, (page) => index.record(null, page), { discard: true }),
       ),
     )
+    // The store tokenizes pages when a search needs them: a search makes the chunk's pages searchable, in its time.
+    await search("index")
+  }
   const search = async (text: string) => {
     const query: SearchQuery = { source: "web", query: text, limit: LIMIT, timeoutMs: 600_000, owner: null }
     const answer = await runtime.runPromise(

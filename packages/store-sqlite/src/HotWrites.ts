@@ -230,3 +230,28 @@ export const putIndexed = (db: Statements, page: IndexedPage): void => {
   db.prepare("DELETE FROM search_index WHERE owner = ? AND url = ?").run(row.owner, row.url)
   insertRow(db, "search_index", row)
 }
+
+/**
+ * Puts up to `max` of the pages written since the last search into the FTS index (see migration 0009); returns how
+ * many. Fewer than `max`: the index is up to date.
+ */
+export const indexBacklog = (db: Statements, max: number): number => {
+  const { through } = db.prepare("SELECT indexed_through AS through FROM search_index_fts_state").get() as {
+    readonly through: number
+  }
+  const last = db
+    .prepare(`
+      SELECT count(*) AS n, max(seq) AS last FROM (
+        SELECT seq FROM search_index WHERE seq > ? ORDER BY seq LIMIT ?
+      )`)
+    .get(through, max) as { readonly n: number; readonly last: number | null }
+  if (last.n === 0 || last.last === null) return 0
+  db.prepare(`
+    INSERT INTO search_index_fts (rowid, title, description, content, url_words)
+    SELECT seq, title, description, content, url_words FROM search_index WHERE seq > ? AND seq <= ?`).run(
+    through,
+    last.last,
+  )
+  db.prepare("UPDATE search_index_fts_state SET indexed_through = ?").run(last.last)
+  return last.n
+}

@@ -58,6 +58,7 @@ import {
   toTask,
 } from "./Rows.js"
 import * as SchemaVersion from "./SchemaVersion.js"
+import * as SearchBacklog from "./SearchBacklog.js"
 import * as WriteBehind from "./WriteBehind.js"
 
 export interface SqliteJobStoreOptions {
@@ -84,6 +85,11 @@ export interface SqliteJobStoreOptions {
    * writes asked for in the same turn of the scheduler share one.
    */
   readonly groupCommitMs?: number
+  /**
+   * How long this process writes no page to the search index before it tokenizes those it wrote into the FTS index
+   * (a search does it first anyway; `SearchBacklog.ts`). Default 2000 ms.
+   */
+  readonly searchIndexIdleMs?: number
 }
 
 /** Whether `error` is SQLite's answer that another connection holds a lock this statement needs. */
@@ -116,8 +122,8 @@ const changes = (statement: Statement<unknown>): Effect.Effect<number, SqlError>
   Effect.map(statement.raw, (result) => (result as { readonly changes: number }).changes)
 
 /** The store on the `SqlClient` in context (its schema must be migrated: `layer` does both). */
-interface StoreOptions extends Pick<SqliteJobStoreOptions, "writeBehindMs"> {
-  /** A connection of its own for status polls' reads (not for a database in memory). */
+interface StoreOptions extends Pick<SqliteJobStoreOptions, "writeBehindMs" | "searchIndexIdleMs"> {
+  /** A connection of its own for the hot reads: status polls, politeness gates (not for a database in memory). */
   readonly hotReads?: HotReads.HotReads
   /** Synchronous write transactions on the `SqlClient`'s connection (`Connection.exclusive`). */
   readonly exclusive: Connection.Connection["exclusive"]
@@ -175,6 +181,19 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
 
   /** A synchronous write transaction (`HotWrites`), failing as the store's other writes do. */
   const exclusive = <A>(body: (db: Connection.Statements) => A) => orStoreError(options.exclusive(body))
+  const backlog = yield* SearchBacklog.make(
+    exclusive,
+    queue.flush,
+    hotReads !== undefined
+      ? hotRead(() => hotReads.indexBehind())
+      : orStoreError(
+          Effect.map(
+            sql.unsafe<{ readonly behind: number }>(SearchBacklog.BEHIND_QUERY),
+            (rows) => rows[0]?.behind === 1,
+          ),
+        ),
+    options.searchIndexIdleMs ?? 2_000,
+  )
 
   const stopJob = (id: string, now: number, status: "cancelled" | "failed", error?: string) =>
     write(
@@ -471,7 +490,7 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
         file: page.file !== undefined ? JSON.stringify(page.file) : null,
       }),
 
-    indexPage: queue.indexPage,
+    indexPage: (page) => Effect.zipRight(backlog.pageWritten, queue.indexPage(page)),
 
     searchIndex: (search) => {
       if (search.limit <= 0) return Effect.succeed([])
@@ -499,8 +518,11 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
                 ORDER BY ${search.newestFirst ? newest : sql`score, ${newest}`} ${slice}
               ) r JOIN search_index p ON p.seq = r.seq
               ORDER BY ${search.newestFirst ? sql`p.scraped_at DESC, p.seq DESC` : sql`r.score, p.scraped_at DESC, p.seq DESC`}`
-      // The queued pages first, so that a search finds what this process indexed.
-      return Effect.zipRight(queue.flush, orStoreError(Effect.map(rows, Arr.map(toIndexedPage))))
+      // The queued pages first, so that a search finds what this process indexed; then into the FTS index.
+      return queue.flush.pipe(
+        Effect.zipRight(search.terms.length === 0 ? Effect.void : backlog.catchUp),
+        Effect.zipRight(orStoreError(Effect.map(rows, Arr.map(toIndexedPage)))),
+      )
     },
 
     enqueueDelivery: (delivery) =>
@@ -563,22 +585,36 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
 
     passGates: (gates, now) => {
       if (gates.length === 0) return Effect.succeedNone
-      const pass = Effect.gen(function* () {
-        const rows = yield* sql<{ readonly opens_at: number }>`
-          SELECT opens_at FROM gates WHERE ${sql.in(
-            "key",
-            gates.map((gate) => gate.key),
-          )}`
-        const closed = Math.max(0, ...rows.map((row) => row.opens_at))
-        if (closed > now) return Option.some(closed)
-        for (const gate of gates) {
-          if (gate.spacingMs <= 0) continue
-          yield* sql`INSERT OR REPLACE INTO gates ${sql.insert({ key: gate.key, opens_at: now + gate.spacingMs })}`
-        }
-        return Option.none()
-      })
-      // Most tasks pass unspaced gates (no delay, no Crawl-delay): a read, without taking the file's write lock.
-      return gates.some((gate) => gate.spacingMs > 0) ? write(pass) : orStoreError(pass)
+      const keys = gates.map((gate) => gate.key)
+      const closedUntil = (opensAt: number) => (opensAt > now ? Option.some(opensAt) : Option.none())
+      // Most tasks pass unspaced gates (no delay, no Crawl-delay), every crawled page: a read, without taking the
+      // file's write lock, on the hot-reads connection when there is one.
+      if (!gates.some((gate) => gate.spacingMs > 0))
+        return hotReads !== undefined
+          ? Effect.map(
+              hotRead(() => hotReads.gatesOpenAt(keys)),
+              closedUntil,
+            )
+          : orStoreError(
+              Effect.map(
+                sql<{ readonly opens_at: number }>`SELECT opens_at FROM gates WHERE ${sql.in("key", keys)}`,
+                (rows) => closedUntil(Math.max(0, ...rows.map((row) => row.opens_at))),
+              ),
+            )
+      return write(
+        Effect.gen(function* () {
+          const rows = yield* sql<{
+            readonly opens_at: number
+          }>`SELECT opens_at FROM gates WHERE ${sql.in("key", keys)}`
+          const closed = closedUntil(Math.max(0, ...rows.map((row) => row.opens_at)))
+          if (Option.isSome(closed)) return closed
+          for (const gate of gates) {
+            if (gate.spacingMs <= 0) continue
+            yield* sql`INSERT OR REPLACE INTO gates ${sql.insert({ key: gate.key, opens_at: now + gate.spacingMs })}`
+          }
+          return closed
+        }),
+      )
     },
 
     holdGate: (key, until) =>

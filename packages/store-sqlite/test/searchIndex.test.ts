@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Engine, makeWebHandler, ServerConfig } from "@webdata/core"
 import { type IndexedPage, type IndexSearch, JobStore, type JobStoreShape, urlWords } from "@webdata/core/jobs"
@@ -16,6 +17,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { startCrawlSite } from "../../core/test/support/crawlSite.js"
 import { matchExpression } from "../src/Fts.js"
 import { SqliteJobStore } from "../src/index.js"
+import { loader } from "../src/migrations/index.js"
 
 const dir = mkdtempSync(join(tmpdir(), "webdata-search-index-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -109,11 +111,16 @@ interface Probe {
   readonly ftsMatches: (word: string) => Effect.Effect<number, unknown>
   /** The rows' `seq`s: a row deleted and written again gets a new one. */
   readonly seqs: Effect.Effect<ReadonlyArray<number>, unknown>
+  /** How many pages the FTS index holds (its per-document sizes, one row each). */
+  readonly ftsPages: Effect.Effect<number, unknown>
 }
 
 /** Runs `body` on a store in a fresh file, with a second connection to look at its FTS index directly. */
-const onStore = <A>(body: (store: JobStoreShape, probe: Probe) => Effect.Effect<A, unknown>) => {
-  const filename = join(dir, `fts-${++databases}.db`)
+const onStore = <A>(
+  body: (store: JobStoreShape, probe: Probe) => Effect.Effect<A, unknown>,
+  filename = join(dir, `fts-${++databases}.db`),
+  options: Partial<SqliteJobStore.SqliteJobStoreOptions> = {},
+) => {
   const raw = <B>(f: (sql: SqlClient.SqlClient) => Effect.Effect<B, unknown>) =>
     Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(SqliteClient.layer({ filename })))
   const probe: Probe = {
@@ -132,9 +139,14 @@ const onStore = <A>(body: (store: JobStoreShape, probe: Probe) => Effect.Effect<
         rows.map((row) => row.seq),
       ),
     ),
+    ftsPages: raw((sql) =>
+      Effect.map(sql<{ readonly n: number }>`SELECT count(*) AS n FROM search_index_fts_docsize`, (rows) => rows[0]!.n),
+    ),
   }
   return Effect.runPromise(
-    Effect.flatMap(JobStore, (store) => body(store, probe)).pipe(Effect.provide(SqliteJobStore.layer({ filename }))),
+    Effect.flatMap(JobStore, (store) => body(store, probe)).pipe(
+      Effect.provide(SqliteJobStore.layer({ ...options, filename })),
+    ),
   )
 }
 
@@ -306,4 +318,94 @@ describe("SQLite search index (FTS5)", () => {
         yield* check
       }),
     ))
+
+  it("tokenizes pages when a search needs them, not as they are written", () =>
+    onStore(
+      (store, { check, ftsPages }) =>
+        Effect.gen(function* () {
+          // More than one chunk of the catch-up (100 pages).
+          for (let i = 0; i < 250; i++) yield* store.indexPage(page(`/p${i}`, `meadow number${i}`))
+          // A search without terms writes the queue to the file and reads it there, without the FTS index.
+          expect(yield* store.searchIndex(query([], { limit: 1 }))).toHaveLength(1)
+          expect(yield* ftsPages).toBe(0)
+          expect(paths(yield* store.searchIndex(query(["number249"])))).toEqual(["/p249"])
+          expect(yield* ftsPages).toBe(250)
+          yield* check
+          expect(paths(yield* store.searchIndex(query(["meadow"], { limit: 300 })))).toHaveLength(250)
+        }),
+      undefined,
+      // Not before the test ends unasked (below).
+      { searchIndexIdleMs: 600_000 },
+    ))
+
+  it("tokenizes the pages written once no more come for a while, unasked", () =>
+    onStore(
+      (store, { check, ftsPages }) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < 150; i++) yield* store.indexPage(page(`/p${i}`, `glacier number${i}`))
+          const waited = Date.now()
+          while ((yield* ftsPages) < 150 && Date.now() - waited < 10_000) yield* Effect.sleep("50 millis")
+          expect(yield* ftsPages).toBe(150)
+          yield* check
+        }),
+      undefined,
+      { searchIndexIdleMs: 100 },
+    ))
+
+  it("keeps the FTS index exact when pages are replaced or purged before and after it indexed them", () =>
+    onStore((store, { check, ftsMatches }) =>
+      Effect.gen(function* () {
+        yield* store.indexPage(page("/indexed", "walrus colony", { scrapedAt: T0 }))
+        expect(paths(yield* store.searchIndex(query(["walrus"])))).toEqual(["/indexed"])
+        // Replaced after it was indexed (its old words must go), and a page replaced before it ever was.
+        yield* store.indexPage(page("/indexed", "puffin colony", { scrapedAt: T0 + 1 }))
+        yield* store.indexPage(page("/late", "heron marsh", { scrapedAt: T0 + 1 }))
+        yield* store.searchIndex(query([]))
+        yield* store.indexPage(page("/late", "egret marsh", { scrapedAt: T0 + 2 }))
+        yield* store.indexPage(page("/gone", "ibis shore", { scrapedAt: T0 }))
+        yield* store.searchIndex(query([]))
+        yield* store.purgeExpired(T0 + 20, { indexBefore: T0 + 1 })
+        for (const gone of ["walrus", "heron", "ibis"]) {
+          expect(yield* store.searchIndex(query([gone]))).toEqual([])
+          expect(yield* ftsMatches(gone)).toBe(0)
+        }
+        expect(paths(yield* store.searchIndex(query(["colony"])))).toEqual(["/indexed"])
+        expect(paths(yield* store.searchIndex(query(["egret"])))).toEqual(["/late"])
+        yield* check
+      }),
+    ))
+
+  it("a file whose pages an earlier version indexed as written keeps them, and their replacement", async () => {
+    const filename = join(dir, `fts-${++databases}.db`)
+    // The schema as the version before (migrations up to 0008), whose triggers index each page as it is written.
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* Migrator.make({})({
+          loader: Effect.map(loader, (migrations) => migrations.filter(([id]) => id <= 8)),
+        })
+        const sql = yield* SqlClient.SqlClient
+        for (const [url, content] of [
+          ["/otter", "otters float"],
+          ["/lynx", "lynx stalk"],
+        ])
+          yield* sql`INSERT INTO search_index ${sql.insert({ owner: "key-a", url: `https://example.test${url}`, content, url_words: "", scraped_at: T0 })}`
+      }).pipe(Effect.provide(SqliteClient.layer({ filename }))),
+    )
+    await onStore(
+      (store, { check, ftsMatches, ftsPages }) =>
+        Effect.gen(function* () {
+          expect(yield* ftsPages).toBe(2)
+          yield* check
+          yield* store.indexPage(page("/otter", "beavers build", { scrapedAt: T0 + 1 }))
+          yield* store.indexPage(page("/stoat", "stoats hunt", { scrapedAt: T0 + 1 }))
+          expect(paths(yield* store.searchIndex(query(["lynx"])))).toEqual(["/lynx"])
+          expect(paths(yield* store.searchIndex(query(["beaver"])))).toEqual(["/otter"])
+          expect(paths(yield* store.searchIndex(query(["stoat"])))).toEqual(["/stoat"])
+          expect(yield* ftsMatches("float")).toBe(0)
+          expect(yield* ftsPages).toBe(3)
+          yield* check
+        }),
+      filename,
+    )
+  })
 })

@@ -124,7 +124,7 @@ describe("SQLite store", () => {
         ]),
       )
       expect(mode[0]!.journal_mode).toBe("wal")
-      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(migrations.map((row) => row.migration_id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
     }),
   )
 

@@ -8,6 +8,7 @@ import outboxAndGates from "./0005_outbox_and_gates.js"
 import records from "./0006_records.js"
 import counters from "./0007_counters.js"
 import indexTouch from "./0008_index_touch.js"
+import indexOnSearch from "./0009_index_on_search.js"
 
 export const loader = Migrator.fromRecord({
   "0001_initial": initial,
@@ -18,4 +19,5 @@ export const loader = Migrator.fromRecord({
   "0006_records": records,
   "0007_counters": counters,
   "0008_index_touch": indexTouch,
+  "0009_index_on_search": indexOnSearch,
 })
