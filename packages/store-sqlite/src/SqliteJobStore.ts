@@ -587,6 +587,10 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
       if (gates.length === 0) return Effect.succeedNone
       const keys = gates.map((gate) => gate.key)
       const closedUntil = (opensAt: number) => (opensAt > now ? Option.some(opensAt) : Option.none())
+      const read = Effect.map(
+        sql<{ readonly opens_at: number }>`SELECT opens_at FROM gates WHERE ${sql.in("key", keys)}`,
+        (rows) => closedUntil(Math.max(0, ...rows.map((row) => row.opens_at))),
+      )
       // Most tasks pass unspaced gates (no delay, no Crawl-delay), every crawled page: a read, without taking the
       // file's write lock, on the hot-reads connection when there is one.
       if (!gates.some((gate) => gate.spacingMs > 0))
@@ -595,18 +599,10 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
               hotRead(() => hotReads.gatesOpenAt(keys)),
               closedUntil,
             )
-          : orStoreError(
-              Effect.map(
-                sql<{ readonly opens_at: number }>`SELECT opens_at FROM gates WHERE ${sql.in("key", keys)}`,
-                (rows) => closedUntil(Math.max(0, ...rows.map((row) => row.opens_at))),
-              ),
-            )
+          : orStoreError(read)
       return write(
         Effect.gen(function* () {
-          const rows = yield* sql<{
-            readonly opens_at: number
-          }>`SELECT opens_at FROM gates WHERE ${sql.in("key", keys)}`
-          const closed = closedUntil(Math.max(0, ...rows.map((row) => row.opens_at)))
+          const closed = yield* read
           if (Option.isSome(closed)) return closed
           for (const gate of gates) {
             if (gate.spacingMs <= 0) continue
