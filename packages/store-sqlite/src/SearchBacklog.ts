@@ -5,7 +5,7 @@
  * keep coming, nothing is tokenized: a crawl's pages/s does not pay for an index it may never be asked about.
  */
 import type { StoreError } from "@webdata/core/jobs"
-import { Duration, Effect, Schedule, type Scope } from "effect"
+import { Duration, Effect, type Scope } from "effect"
 import type { Statements } from "./Connection.js"
 import * as HotWrites from "./HotWrites.js"
 
@@ -37,20 +37,33 @@ export const make = (
       (indexed) => (indexed < CHUNK ? Effect.void : indexChunks),
     )
     const catchUp = Effect.flatMap(behind, (isBehind) => (isBehind ? indexChunks : Effect.void))
-    let lastPageAt: number | undefined
-    const whenIdle = Effect.suspend(() => {
-      if (lastPageAt === undefined || Date.now() - lastPageAt < idleMs) return Effect.void
-      lastPageAt = undefined
-      return Effect.zipRight(flushQueue, catchUp).pipe(
-        Effect.catchAll((error) =>
-          Effect.logWarning("Indexing the pages written for search failed; a search will index them", error),
-        ),
+    const scope = yield* Effect.scope
+    let lastPageAt = 0
+    let scheduled = false
+    /**
+     * Indexes what waits once no page has come for `idleMs`, looking again as long as pages keep coming. Planned only
+     * while pages were written since: an idle store holds no timer (nothing keeps its process alive).
+     */
+    const whenIdle = (waitMs: number): Effect.Effect<void> =>
+      Effect.zipRight(
+        Effect.sleep(Duration.millis(waitMs)),
+        Effect.suspend(() => {
+          const left = lastPageAt + idleMs - Date.now()
+          if (left > 0) return whenIdle(left)
+          scheduled = false
+          return Effect.zipRight(flushQueue, catchUp).pipe(
+            Effect.catchAll((error) =>
+              Effect.logWarning("Indexing the pages written for search failed; a search will index them", error),
+            ),
+          )
+        }),
       )
-    })
-    yield* Effect.forkScoped(Effect.repeat(whenIdle, Schedule.spaced(Duration.millis(idleMs))))
     return {
-      pageWritten: Effect.sync(() => {
+      pageWritten: Effect.suspend(() => {
         lastPageAt = Date.now()
+        if (scheduled) return Effect.void
+        scheduled = true
+        return Effect.asVoid(Effect.forkIn(whenIdle(idleMs), scope))
       }),
       catchUp,
     }
