@@ -2,8 +2,8 @@
  * The FTS index is filled when a search needs it, not as pages are written: tokenizing every crawled page on the
  * crawl's path cost it ~15 % of its pages/s on small pages (bench/README.md, "Crawl"), for an index most crawls never
  * search. `search_index` still gets every page at once; `search_index_fts_state.indexed_through` is the highest `seq`
- * the FTS index holds, and a search first indexes the rows past it (`HotWrites.indexBacklog`). `seq` is
- * AUTOINCREMENT, so a row written later always lands past the mark.
+ * the FTS index holds; a search first indexes the rows past it, as does a process once it has written no page for a
+ * while (`SearchBacklog.ts`). `seq` is AUTOINCREMENT, so a row written later always lands past the mark.
  *
  * The delete and update triggers touch the FTS index only for rows it holds: the external-content `delete` command
  * must be given exactly what was indexed, and a row past the mark was never indexed. What is already indexed stays.
