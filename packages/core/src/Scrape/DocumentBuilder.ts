@@ -94,9 +94,14 @@ export const LONE_PAGE_MS = 50
  */
 export const STUCK_MS = 100
 
+/** The answer for a page taken back from its thread's queue (see `STUCK_MS`): the caller builds it itself. */
+const TAKEN_BACK = Symbol("taken back")
+
 interface Pending {
   readonly request: BuildRequest
-  readonly resolve: (document: Document) => void
+  /** Small enough to be taken back and built on the caller's thread. */
+  readonly mayTakeBack: boolean
+  readonly resolve: (answer: Document | typeof TAKEN_BACK) => void
   readonly reject: (error: Error) => void
   /** Already moved once to a fresh thread after its thread died. */
   moved: boolean
@@ -106,9 +111,8 @@ interface Pending {
 
 /** A page sent to a thread. */
 interface Submitted {
-  readonly answer: Promise<Document>
-  /** The page waits behind another that has held its thread for `STUCK_MS` or more. */
-  readonly stuckBehind: () => boolean
+  /** The document, or `TAKEN_BACK` when the page waited behind one that held its thread for `STUCK_MS`. */
+  readonly answer: Promise<Document | typeof TAKEN_BACK>
   /** Forgets the page: `answer` never settles; its thread skips it unless it has begun it. */
   readonly withdraw: () => void
 }
@@ -138,6 +142,8 @@ class ThreadPool {
   #nextId = 0
   #closed = false
   readonly #withdrawn = withdrawnPages()
+  /** The check for stuck queues, set while a page that may be taken back waits behind another. */
+  #watch: ReturnType<typeof setTimeout> | undefined
 
   constructor(
     threads: number,
@@ -206,30 +212,50 @@ class ThreadPool {
     if (slot.pending.size === 0) slot.busySince = performance.now()
     slot.pending.set(pending.request.id, pending)
     slot.worker.postMessage(pending.request)
+    if (pending.mayTakeBack && slot.pending.size > 1) this.#watchQueues()
   }
 
-  /** Sends a page to the least loaded thread. */
-  submit(request: Omit<BuildRequest, "id">): Submitted {
+  /**
+   * Takes back, every `STUCK_MS` while any waits, the small pages queued behind a page that has held its thread that
+   * long (one timer for the pool: a timer and a race per page cost more than a small page's bookkeeping).
+   */
+  #watchQueues(): void {
+    if (this.#watch !== undefined || this.#closed) return
+    this.#watch = setTimeout(() => {
+      this.#watch = undefined
+      const now = performance.now()
+      let waiting = false
+      for (const slot of this.#slots) {
+        // A thread builds its pages in the order they were sent: the first is the one it is on.
+        let first = true
+        for (const entry of slot.pending.values()) {
+          if (first) first = false
+          else if (entry.dropped || !entry.mayTakeBack) continue
+          else if (now - slot.busySince < STUCK_MS) waiting = true
+          else {
+            entry.dropped = true
+            withdraw(this.#withdrawn, entry.request.id)
+            entry.resolve(TAKEN_BACK)
+          }
+        }
+      }
+      if (waiting) this.#watchQueues()
+    }, STUCK_MS)
+  }
+
+  /** Sends a page to the least loaded thread; `mayTakeBack` when the caller would build it itself once stuck. */
+  submit(request: Omit<BuildRequest, "id">, mayTakeBack: boolean): Submitted {
     const slot = this.#slots.reduce((best, next) => (next.pending.size < best.pending.size ? next : best))
     const id = this.#nextId++
     let settle: Pick<Pending, "resolve" | "reject"> | undefined
-    const answer = new Promise<Document>((resolve, reject) => {
+    const answer = new Promise<Document | typeof TAKEN_BACK>((resolve, reject) => {
       settle = { resolve, reject }
     })
     // The executor above has run: `settle` is set.
-    const entry: Pending = { request: { id, ...request }, ...settle!, moved: false, dropped: false }
+    const entry: Pending = { request: { id, ...request }, ...settle!, mayTakeBack, moved: false, dropped: false }
     this.#send(slot, entry)
     return {
       answer,
-      stuckBehind: () => {
-        const holder = this.#slots.find((each) => each.pending.has(id))
-        return (
-          holder !== undefined &&
-          !entry.dropped &&
-          holder.pending.keys().next().value !== id &&
-          performance.now() - holder.busySince >= STUCK_MS
-        )
-      },
       withdraw: () => {
         entry.dropped = true
         withdraw(this.#withdrawn, id)
@@ -239,6 +265,7 @@ class ThreadPool {
 
   async close(): Promise<void> {
     this.#closed = true
+    clearTimeout(this.#watch)
     await Promise.all(this.#slots.map((slot) => slot.worker.terminate()))
   }
 }
@@ -266,26 +293,25 @@ export const layerThreads = (options: ThreadOptions): Layer.Layer<DocumentBuilde
             }
             const onThread: DocumentBuilder["Type"]["build"] = (scrapeOptions, page, provenance, extras) =>
               Effect.suspend(() => {
-                const submitted = pool.submit({ options: scrapeOptions, page, provenance, extras })
+                // A small page sent while its thread had only begun a costly one is taken back once that one has held
+                // the thread for `STUCK_MS`, as a page arriving then would not have been sent.
+                const submitted = pool.submit(
+                  { options: scrapeOptions, page, provenance, extras },
+                  page.body.length <= inlineMaxChars,
+                )
                 // An interrupted scrape does not wait for its page.
-                const answer = Effect.tryPromise({
+                return Effect.tryPromise({
                   try: () => submitted.answer,
                   catch: (error) => failure(page.url, error),
                 }).pipe(
                   Effect.onInterrupt(() => Effect.sync(submitted.withdraw)),
                   Effect.withSpan("Scrape.buildDocument"),
+                  Effect.flatMap((answer) =>
+                    answer === TAKEN_BACK
+                      ? buildInline(scrapeOptions, page, provenance, extras)
+                      : Effect.succeed(answer),
+                  ),
                 )
-                if (page.body.length > inlineMaxChars) return answer
-                // A small page sent while its thread had only begun a costly one is taken back once that one has held
-                // the thread for `STUCK_MS`, as a page arriving then would not have been sent.
-                const takenBack = Effect.sleep(STUCK_MS).pipe(
-                  Effect.repeat({ until: submitted.stuckBehind }),
-                  Effect.andThen(() => {
-                    submitted.withdraw()
-                    return buildInline(scrapeOptions, page, provenance, extras)
-                  }),
-                )
-                return Effect.raceFirst(answer, takenBack)
               })
             return {
               // Decided when the build runs, not when its effect is made.
