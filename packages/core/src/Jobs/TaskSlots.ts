@@ -15,7 +15,7 @@ export interface TaskSlotsOptions {
   /** The lease holder's name (`WorkerIdentity.newHolder()`). */
   readonly holder: string
   readonly concurrency: number
-  /** Lease length; renewed every third of it while the task runs. */
+  /** Lease length; renewed once a third of it has passed while the task runs (see `renewAll`). */
   readonly leaseMs: number
   /** Running tasks' jobs are polled every other `pollMs` for an end decided elsewhere (stores without news). */
   readonly pollMs: number

@@ -25,7 +25,7 @@ import type { WorkSignal } from "./WorkSignal.js"
 export interface WorkerOptions {
   /** Tasks run at once by this worker. Default 16. */
   readonly concurrency?: number
-  /** Lease length; renewed every third of it while the task runs. Default 60 s. */
+  /** Lease length; renewed once a third of it has passed while the task runs. Default 60 s. */
   readonly leaseMs?: number
   /** How often to look for due tasks and cancelled jobs when nothing wakes the worker. Default 250 ms. */
   readonly pollMs?: number
