@@ -86,8 +86,10 @@ export const make = (
         if ((task.leaseUntil ?? 0) - now > (2 * options.leaseMs) / 3) return
         const renewed = yield* Effect.either(store.renewLease(task, now + options.leaseMs))
         if (Either.isLeft(renewed)) yield* Effect.logWarning("Renewing a lease failed; trying again", renewed.left)
-        else if (Option.isNone(renewed.right)) yield* FiberMap.remove(fibers, taskId)
-        else yield* Ref.set(lease, renewed.right.value)
+        // The same ref: not a later run of the same task (a retry leased again) that this renewal knows nothing of.
+        else if (Option.isNone(renewed.right)) {
+          if (leases.get(taskId) === lease) yield* FiberMap.remove(fibers, taskId)
+        } else yield* Ref.set(lease, renewed.right.value)
       })
     const renewAll = Effect.suspend(() => {
       const now = Date.now()
@@ -97,7 +99,11 @@ export const make = (
       })
     })
     yield* Effect.forkScoped(
-      Effect.repeat(renewAll, Schedule.spaced(Duration.millis(Math.max(1, Math.floor(options.leaseMs / 6))))),
+      Effect.repeat(
+        // A loop that died would leave every later task's lease to run out: whatever happens, it goes on.
+        Effect.catchAllCause(renewAll, (cause) => Effect.logWarning("Renewing leases failed; trying again", cause)),
+        Schedule.spaced(Duration.millis(Math.max(1, Math.floor(options.leaseMs / 6)))),
+      ),
     )
 
     const start = (task: Task) =>
