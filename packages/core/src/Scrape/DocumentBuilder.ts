@@ -215,6 +215,12 @@ class ThreadPool {
     if (pending.mayTakeBack && slot.pending.size > 1) this.#watchQueues()
   }
 
+  /** Forgets a page: its answer never comes; its thread skips it unless it has begun it. */
+  #drop(entry: Pending): void {
+    entry.dropped = true
+    withdraw(this.#withdrawn, entry.request.id)
+  }
+
   /**
    * Takes back, every `STUCK_MS` while any waits, the small pages queued behind a page that has held its thread that
    * long (one timer for the pool: a timer and a race per page cost more than a small page's bookkeeping).
@@ -233,8 +239,7 @@ class ThreadPool {
           else if (entry.dropped || !entry.mayTakeBack) continue
           else if (now - slot.busySince < STUCK_MS) waiting = true
           else {
-            entry.dropped = true
-            withdraw(this.#withdrawn, entry.request.id)
+            this.#drop(entry)
             entry.resolve(TAKEN_BACK)
           }
         }
@@ -256,10 +261,7 @@ class ThreadPool {
     this.#send(slot, entry)
     return {
       answer,
-      withdraw: () => {
-        entry.dropped = true
-        withdraw(this.#withdrawn, id)
-      },
+      withdraw: () => this.#drop(entry),
     }
   }
 
