@@ -10,11 +10,14 @@
  */
 import Sqlite from "better-sqlite3"
 import { Effect, type Scope } from "effect"
-import type { DocumentRow, JobRow } from "./Rows.js"
+import { type DocumentRow, JOB_HEAD_COLUMNS, type JobHeadRow, type JobRow } from "./Rows.js"
+
 import { BEHIND_QUERY } from "./SearchBacklog.js"
 
 export interface HotReads {
   readonly job: (id: string) => JobRow | undefined
+  /** `job` but the JSON columns (`JOB_HEAD_COLUMNS`): what a status poll shows. */
+  readonly jobHead: (id: string) => JobHeadRow | undefined
   readonly documents: (jobId: string, skip: number, limit: number) => ReadonlyArray<DocumentRow>
   /** The latest `opens_at` of the gates `keys` (0 when none is held). */
   readonly gatesOpenAt: (keys: ReadonlyArray<string>) => number
@@ -38,6 +41,7 @@ export const open = (filename: string, busyTimeoutMs: number): Effect.Effect<Hot
       // Prepared on first use: the schema may not be there yet when another process is migrating the file (this
       // process's migration then stands back and returns at once).
       let job: Sqlite.Statement<[string], JobRow> | undefined
+      let jobHead: Sqlite.Statement<[string], JobHeadRow> | undefined
       let documents: Sqlite.Statement<[string, number, number], DocumentRow> | undefined
       let gates: Sqlite.Statement<[string], { readonly opens_at: number | null }> | undefined
       let behind: Sqlite.Statement<[], { readonly behind: number }> | undefined
@@ -45,6 +49,10 @@ export const open = (filename: string, busyTimeoutMs: number): Effect.Effect<Hot
         job: (id) => {
           job ??= db.prepare<[string], JobRow>("SELECT * FROM jobs WHERE id = ?")
           return job.get(id)
+        },
+        jobHead: (id) => {
+          jobHead ??= db.prepare<[string], JobHeadRow>(`SELECT ${JOB_HEAD_COLUMNS} FROM jobs WHERE id = ?`)
+          return jobHead.get(id)
         },
         documents: (jobId, skip, limit) => {
           documents ??= db.prepare<[string, number, number], DocumentRow>(

@@ -26,6 +26,7 @@ import {
   type JobStoreShape,
   MemoryJobStore,
   newId,
+  type PageRequest,
   StoreError,
   type Task,
   type TaskError,
@@ -46,6 +47,7 @@ import {
   type ErrorRow,
   type IndexRow,
   type JobRow,
+  jobHeadOfRow,
   newJobRow,
   type OutboxRow,
   type TaskRow,
@@ -256,6 +258,21 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
             hotRead(() => hotReads.job(id)),
             (row) => (row === undefined ? Effect.succeedNone : Effect.asSome(toJob(row))),
           ),
+
+    ...(hotReads !== undefined
+      ? {
+          readNow: {
+            job: (id: string) => {
+              const row = hotReads.jobHead(id)
+              return row === undefined ? undefined : jobHeadOfRow(row)
+            },
+            documentTexts: (jobId: string, { skip, limit }: PageRequest) =>
+              hotReads
+                .documents(jobId, Math.max(0, skip), Math.max(0, limit))
+                .map((row) => ({ seq: Number(row.seq), json: row.document })),
+          },
+        }
+      : {}),
 
     listJobs: (filter) => {
       const clauses = [

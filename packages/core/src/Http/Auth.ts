@@ -8,7 +8,7 @@ import { digestOf, ownerOfDigest } from "../Tenants/ApiKey.js"
 import { endpointClassOf } from "../Tenants/EndpointClass.js"
 import { KeyRing } from "../Tenants/KeyRing.js"
 import type { EndpointClass, Limits } from "../Tenants/Limits.js"
-import { type QuotaExceeded, Quotas } from "../Tenants/Quotas.js"
+import { admitsUncounted, type QuotaExceeded, Quotas } from "../Tenants/Quotas.js"
 import { AdminAuthorization, Authorization, type CallerShape, Unauthorized } from "./Api.js"
 import { ClientAddress } from "./ClientAddress.js"
 import { ServerConfig } from "./ServerConfig.js"
@@ -35,10 +35,12 @@ export const identify = (token: string): Effect.Effect<CallerShape, Unauthorized
 /** A key sent without its scheme (`Authorization: <key>`) is told so, instead of being called invalid. */
 const wrongScheme = (authorization: string | undefined) => {
   const header = authorization?.trim() ?? ""
-  return header !== "" && !/^bearer\s/i.test(header)
+  return header !== "" && !hasBearerScheme(header)
     ? Effect.fail(unauthorized("Unauthorized: send the key as `Authorization: Bearer <key>`"))
     : Effect.void
 }
+
+const hasBearerScheme = (authorization: string | undefined) => /^\s*bearer\s/i.test(authorization ?? "")
 
 /** What the keyless tier serves: one page or one query at a time, never a job. */
 const KEYLESS_CLASSES: ReadonlySet<EndpointClass> = new Set(["scrape", "search", "parse"])
@@ -73,6 +75,11 @@ export interface Authorize {
     request: AuthorizedRequest,
     token: string,
   ) => Effect.Effect<CallerShape, Unauthorized | QuotaExceeded>
+  /**
+   * `authorize`'s caller when finding it takes no store and no wait (an open server, or a fixed key sent as a bearer
+   * token, with no limit to count for the request's class); else undefined, and `authorize` answers.
+   */
+  readonly authorizeNow: (request: AuthorizedRequest, token: string) => CallerShape | undefined
 }
 
 /** The one check of every protected route: the API's middleware and the hot read routes (`HotRoutes.ts`) use it. */
@@ -81,6 +88,13 @@ export const makeAuthorize: Effect.Effect<Authorize, never, KeyRing | Quotas | S
   const quotas = yield* Quotas
   const { keyless } = yield* ServerConfig
   return {
+    authorizeNow: (request, token) => {
+      const key = token.trim()
+      const entry = keys.open || key === "" || !hasBearerScheme(request.authorization) ? undefined : keys.fixedKey(key)
+      if (!keys.open && entry === undefined) return undefined
+      const endpoint = endpointClassOf(request.method, request.pathname)
+      return admitsUncounted(keys.limitsOf(entry), endpoint) ? { owner: entry?.owner ?? null, key: entry } : undefined
+    },
     // An open server ignores whatever authorization a caller sends.
     authorize: (request, token) =>
       Effect.gen(function* () {

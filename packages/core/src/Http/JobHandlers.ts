@@ -10,8 +10,8 @@ import { ParamsPreviewRequest } from "../Domain/CrawlRequest.js"
 import { decodeStrict } from "../Domain/Decode.js"
 import type { Document } from "../Domain/Document.js"
 import { RequestError } from "../Errors.js"
-import { JobControl, reportedTotal, type StatusPage } from "../Jobs/JobControl.js"
-import type { Job, JobKind } from "../Jobs/JobStore.js"
+import { JobControl, reportedTotal, type StatusRequest, type StatusTexts } from "../Jobs/JobControl.js"
+import type { Job, JobHead, JobKind } from "../Jobs/JobStore.js"
 import { Caller, WebdataApi } from "./Api.js"
 import { readJsonBody } from "./Body.js"
 import { confirmJobSlot } from "./JobSlot.js"
@@ -46,7 +46,7 @@ const pathOf = (kind: JobKind): string => (kind === "crawl" ? "/v2/crawl" : "/v2
 const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** The status answer of a job but its documents. */
-export const statusHead = (job: Job, next: string | undefined) => ({
+export const statusHead = (job: JobHead, next: string | undefined) => ({
   success: true as const,
   status: job.status,
   completed: job.completed,
@@ -69,8 +69,24 @@ export const statusBody = (job: Job, documents: ReadonlyArray<Document>, next: s
  * The status answer of a page as JSON, its documents' texts put in as they are: a page of large documents is not
  * parsed and serialised again (what `statusBody` would give, as text).
  */
-const statusJson = (page: StatusPage, next: string | undefined): string =>
+const statusJson = (page: StatusTexts, next: string | undefined): string =>
   `${JSON.stringify(statusHead(page.job, next)).slice(0, -1)},"data":[${page.texts.join(",")}]}`
+
+/**
+ * The status answer's JSON of `page` of job `id` of `kind`, with the absolute URL of the next page (`base` is this
+ * API's public URL, read only when there is a next page).
+ */
+export const statusAnswer = (
+  kind: JobKind,
+  id: string,
+  page: StatusTexts,
+  base: () => string,
+  limit: number | undefined,
+): string =>
+  statusJson(
+    page,
+    page.nextSkip === undefined ? undefined : nextPageUrl(base(), pathOf(kind), id, page.nextSkip, limit),
+  )
 
 /** The crawler options of a running crawl as `/v2/crawl/active` lists them. */
 const activeEntry = (job: Job) => {
@@ -84,15 +100,18 @@ const activeEntry = (job: Job) => {
   }
 }
 
+/** The page a status request with `skip` and `limit` asks for. */
+export const statusRequestOf = (skip = 0, limit?: number): StatusRequest => ({
+  skip: Math.max(0, Math.trunc(skip)),
+  ...(limit !== undefined ? { limit } : {}),
+})
+
 /** A page of the documents of job `id` of the caller (`Caller` in context), from `skip` on. */
 export const statusPage = (kind: JobKind, id: string, skip = 0, limit?: number) =>
   Effect.gen(function* () {
     const control = yield* JobControl
     const owner = yield* callerOwner
-    return yield* control.status(kind, yield* checkJobId(id), owner, {
-      skip: Math.max(0, Math.trunc(skip)),
-      ...(limit !== undefined ? { limit } : {}),
-    })
+    return yield* control.status(kind, yield* checkJobId(id), owner, statusRequestOf(skip, limit))
   })
 
 /** The absolute URL of a status page that starts at `nextSkip`, under `path` (`/v2/crawl`). */
@@ -107,8 +126,7 @@ export const jobStatus = (kind: JobKind, id: string, base: () => string, skip = 
   respond(
     Effect.gen(function* () {
       const page = yield* statusPage(kind, id, skip, limit)
-      const next = page.nextSkip === undefined ? undefined : nextPageUrl(base(), pathOf(kind), id, page.nextSkip, limit)
-      return HttpServerResponse.text(statusJson(page, next), { contentType: "application/json" })
+      return HttpServerResponse.text(statusAnswer(kind, id, page, base, limit), { contentType: "application/json" })
     }),
   )
 

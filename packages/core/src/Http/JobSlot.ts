@@ -15,7 +15,7 @@ export const confirmJobSlot = (job: Job) =>
     yield* quotas.confirmJob(caller.owner, keys.limitsOf(caller.key)).pipe(
       // Past the limit, the job just made is withdrawn: cancelled, and its tasks in this process stopped at once.
       Effect.tapError((refusal) =>
-        refusal._tag === "QuotaExceeded" ? control.cancel(job.kind, job.id, job.owner) : Effect.void,
+        refusal._tag === "QuotaExceeded" ? Effect.asVoid(control.cancel(job.kind, job.id, job.owner)) : Effect.void,
       ),
     )
   })

@@ -3,7 +3,7 @@
  * response), its count and latency by route template and status class, and one log line with what it did.
  */
 import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, Metric } from "effect"
+import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, type MetricLabel } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { ownerOf } from "../Jobs/Owner.js"
 import { httpDuration, httpRequests, labelled } from "../Observability/Metrics.js"
@@ -64,9 +64,65 @@ export interface ObservedRequest {
   readonly authorization: string | undefined
 }
 
+/** The request's id: the caller's when usable, else a new one. */
+export const requestIdOf = (offered: string | undefined): string =>
+  offered !== undefined && USABLE_ID.test(offered) ? offered : uuidv7()
+
+/** The request's count and latency, under `tags` (the fiber's metric labels, as `Metric.update` adds them). */
+export const countRequest = (
+  answered: { readonly route: string; readonly method: string; readonly status: number; readonly seconds: number },
+  tags: ReadonlyArray<MetricLabel.MetricLabel>,
+): void => {
+  const metrics = requestMetricsOf(
+    answered.route,
+    methodLabel(answered.method),
+    `${Math.floor(answered.status / 100)}xx`,
+  )
+  metrics.count.unsafeUpdate(1, tags)
+  metrics.latency.unsafeUpdate(answered.seconds, tags)
+}
+
+const methodLabel = (method: string) => (METHODS.has(method) ? method : "other")
+
+/** The level of a request's log line, given the level the server logs requests at (`requestLogLevel`). */
+export const requestLineLevel = (route: string, status: number, requestLevel: LogLevel.LogLevel): LogLevel.LogLevel =>
+  status >= 500 ? LogLevel.Error : PROBES.has(route) ? LogLevel.Debug : requestLevel
+
+/** A request's log line at `level`: what it was, how it ended, how long it took, whose it was. */
+export const requestLine = (
+  level: LogLevel.LogLevel,
+  request: ObservedRequest,
+  answered: {
+    readonly requestId: string
+    readonly route: string
+    readonly status: number
+    readonly seconds: number
+    readonly fields: RequestLog.RequestFields
+  },
+): Effect.Effect<void> => {
+  const { requestId, route, status, seconds, fields } = answered
+  const method = methodLabel(request.method)
+  const jobId = fields.jobId ?? jobIdOf(route, request.pathname)
+  const key = keyHash(request.authorization)
+  return Effect.logWithLevel(level, `${method} ${route} ${status}`).pipe(
+    Effect.annotateLogs({
+      requestId,
+      method,
+      route,
+      status,
+      outcome: outcomeOf(status),
+      durationMs: Math.round(seconds * 10_000) / 10,
+      ...(key !== undefined ? { keyHash: key } : {}),
+      ...(jobId !== undefined ? { jobId } : {}),
+      ...(fields.host !== undefined ? { host: fields.host } : {}),
+    }),
+  )
+}
+
 /**
  * Runs `respond` as the request `request`: its id in the response and the log annotations, its metrics, its log line.
- * Shared by the API's middleware and the hot read routes (`HotRoutes.ts`).
+ * Shared by the API's middleware and the hot read routes (`HotRoutes.ts`), whose fast path does the same with the
+ * functions above.
  */
 export const observed = <E, R>(
   request: ObservedRequest,
@@ -74,10 +130,8 @@ export const observed = <E, R>(
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
   Effect.gen(function* () {
     const started = performance.now()
-    const offered = request.requestId
-    const requestId = offered !== undefined && USABLE_ID.test(offered) ? offered : uuidv7()
-    const { pathname } = request
-    const route = templateOf(pathname) ?? "unmatched"
+    const requestId = requestIdOf(request.requestId)
+    const route = templateOf(request.pathname) ?? "unmatched"
     const fields: RequestLog.RequestFields = {}
     const exit = yield* respond.pipe(
       RequestLog.withRecord(fields),
@@ -87,29 +141,11 @@ export const observed = <E, R>(
     const answered = Exit.map(exit, (response) => HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId))
     const status = Exit.isSuccess(exit) ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
     const seconds = (performance.now() - started) / 1000
-    const method = METHODS.has(request.method) ? request.method : "other"
-    const metrics = requestMetricsOf(route, method, `${Math.floor(status / 100)}xx`)
-    yield* Metric.increment(metrics.count)
-    yield* Metric.update(metrics.latency, seconds)
-    const level =
-      status >= 500 ? LogLevel.Error : PROBES.has(route) ? LogLevel.Debug : yield* FiberRef.get(requestLogLevel)
+    countRequest({ route, method: request.method, status, seconds }, yield* FiberRef.get(FiberRef.currentMetricLabels))
+    const level = requestLineLevel(route, status, yield* FiberRef.get(requestLogLevel))
     // Most requests' lines are below the level written (debug, in the pretty format): nothing to prepare for them.
-    if (LogLevel.lessThan(level, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) return yield* answered
-    const jobId = fields.jobId ?? jobIdOf(route, pathname)
-    const key = keyHash(request.authorization)
-    yield* Effect.logWithLevel(level, `${method} ${route} ${status}`).pipe(
-      Effect.annotateLogs({
-        requestId,
-        method,
-        route,
-        status,
-        outcome: outcomeOf(status),
-        durationMs: Math.round(seconds * 10_000) / 10,
-        ...(key !== undefined ? { keyHash: key } : {}),
-        ...(jobId !== undefined ? { jobId } : {}),
-        ...(fields.host !== undefined ? { host: fields.host } : {}),
-      }),
-    )
+    if (LogLevel.greaterThanEqual(level, yield* FiberRef.get(FiberRef.currentMinimumLogLevel)))
+      yield* requestLine(level, request, { requestId, route, status, seconds, fields })
     return yield* answered
   })
 

@@ -163,7 +163,8 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
       return undefined
     }
     const answer = answerHot(request, origin?.clientAddress)
-    return answer === undefined ? undefined : hotRuntime.runPromise(answer)
+    if (answer === undefined) return undefined
+    return Effect.isEffect(answer) ? hotRuntime.runPromise(answer) : Promise.resolve(answer)
   }
   return {
     handlePlain,

@@ -6,7 +6,7 @@
 import { Chunk, Context, Duration, Effect, Layer, Option, Stream } from "effect"
 import type { Document } from "../Domain/Document.js"
 import { RequestError } from "../Errors.js"
-import { type Job, type JobErrors, type JobKind, JobStore, type StoreError } from "./JobStore.js"
+import { type Job, type JobErrors, type JobHead, type JobKind, JobStore, type StoreError } from "./JobStore.js"
 import { JobsConfig } from "./JobsConfig.js"
 import type { Owner } from "./Owner.js"
 import { WorkSignal } from "./WorkSignal.js"
@@ -15,26 +15,65 @@ import { WorkSignal } from "./WorkSignal.js"
 export const DEFAULT_PAGE_SIZE = 100
 const WATCH_POLL_MS = 250
 
-export interface StatusPage {
-  readonly job: Job
-  readonly documents: ReadonlyArray<Document>
-  /** Each document's JSON text, in the same order: what the status answer sends, serialised once or not at all. */
+/** A status page as the API sends it: the job and its documents' JSON texts. */
+export interface StatusTexts {
+  readonly job: JobHead
+  /** Each document's JSON text, in order: what the status answer sends, serialised once or not at all. */
   readonly texts: ReadonlyArray<string>
   /** Where the next page starts, while the job runs or more documents remain. */
   readonly nextSkip?: number
+}
+
+export interface StatusPage extends StatusTexts {
+  readonly job: Job
+  /** The documents of `texts`, in the same order. */
+  readonly documents: ReadonlyArray<Document>
+}
+
+/** Which page a status request asks for. */
+export interface StatusRequest {
+  readonly skip: number
+  readonly limit?: number
+}
+
+/** The documents a page reads at most: what the caller asked for, 1 to 1000. */
+const pageLimit = (page: StatusRequest): number => Math.max(1, Math.min(page.limit ?? DEFAULT_PAGE_SIZE, 1000))
+
+/**
+ * The documents a page sends, of those read (`stored`, in order; `textOf` gives one's JSON text): at least one, then
+ * as many as fit in `maxBytes`; where the next page starts, and whether there is one.
+ */
+const fillPage = <A extends { readonly seq: number }>(
+  job: JobHead,
+  skip: number,
+  stored: ReadonlyArray<A>,
+  textOf: (entry: A) => string,
+  maxBytes: number,
+): { readonly texts: ReadonlyArray<string>; readonly nextSkip: number; readonly more: boolean } => {
+  const texts: Array<string> = []
+  let bytes = 0
+  for (const entry of stored) {
+    const text = textOf(entry)
+    bytes += text.length
+    if (texts.length > 0 && bytes > maxBytes) break
+    texts.push(text)
+  }
+  const last = texts.length > 0 ? (stored[texts.length - 1]?.seq ?? skip) : skip - 1
+  const nextSkip = Math.max(skip, last + 1)
+  return { texts, nextSkip, more: !isTerminal(job) || nextSkip < job.completed }
 }
 
 export type CancelOutcome = "cancelled" | "already-completed"
 
 const notFound = () => new RequestError({ reason: "NotFound", code: "NOT_FOUND", message: "Job not found" })
 
-export const isTerminal = (job: Job): boolean => job.status !== "scraping"
+export const isTerminal = (job: JobHead): boolean => job.status !== "scraping"
 
 /**
  * The `total` a status answer reports: Firecrawl leaves failed pages out; once the job has ended, what it has is all
  * there is (so `completed === total`).
  */
-export const reportedTotal = (job: Job): number => (isTerminal(job) ? job.completed : job.total - job.failed)
+export const reportedTotal = (job: JobHead): number => (isTerminal(job) ? job.completed : job.total - job.failed)
 
 export class JobControl extends Context.Tag("@webdata/core/JobControl")<
   JobControl,
@@ -45,8 +84,14 @@ export class JobControl extends Context.Tag("@webdata/core/JobControl")<
       kind: JobKind,
       id: string,
       owner: Owner,
-      page: { readonly skip: number; readonly limit?: number },
+      page: StatusRequest,
     ) => Effect.Effect<StatusPage, RequestError | StoreError>
+    /**
+     * `status` as texts, read synchronously (`JobStore.readNow`), for the status poll's fast path; undefined whenever
+     * it takes more than reads (the store has no such reads; no such job of the owner: the 404 is `status`'s; zero
+     * data retention deletes what a page delivers). A store failure throws.
+     */
+    readonly statusNow: (kind: JobKind, id: string, owner: Owner, page: StatusRequest) => StatusTexts | undefined
     readonly cancel: (
       kind: JobKind,
       id: string,
@@ -82,32 +127,35 @@ export const make = Effect.gen(function* () {
     return job.value
   })
 
-  const status = Effect.fnUntraced(function* (
-    kind: JobKind,
-    id: string,
-    owner: Owner,
-    page: { readonly skip: number; readonly limit?: number },
-  ) {
+  const status = Effect.fnUntraced(function* (kind: JobKind, id: string, owner: Owner, page: StatusRequest) {
     const job = yield* get(kind, id, owner)
-    const limit = Math.max(1, Math.min(page.limit ?? DEFAULT_PAGE_SIZE, 1000))
-    const stored = yield* store.documents(id, { skip: page.skip, limit })
-    const documents: Array<Document> = []
-    const texts: Array<string> = []
-    let bytes = 0
-    for (const entry of stored) {
-      const text = entry.json ?? JSON.stringify(entry.document)
-      bytes += text.length
-      if (documents.length > 0 && bytes > config.statusPageBytes) break
-      documents.push(entry.document as Document)
-      texts.push(text)
-    }
-    const last = documents.length > 0 ? (stored[documents.length - 1]?.seq ?? page.skip) : page.skip - 1
-    const nextSkip = Math.max(page.skip, last + 1)
+    const stored = yield* store.documents(id, { skip: page.skip, limit: pageLimit(page) })
+    const { texts, nextSkip, more } = fillPage(
+      job,
+      page.skip,
+      stored,
+      (entry) => entry.json ?? JSON.stringify(entry.document),
+      config.statusPageBytes,
+    )
     // Zero data retention: what was delivered is deleted at once.
-    if (job.zeroDataRetention && documents.length > 0) yield* store.deleteDocuments(id, nextSkip)
-    const more = !isTerminal(job) || nextSkip < job.completed
-    return { job, documents, texts, ...(more ? { nextSkip } : {}) } satisfies StatusPage
+    if (job.zeroDataRetention && texts.length > 0) yield* store.deleteDocuments(id, nextSkip)
+    return {
+      job,
+      documents: stored.slice(0, texts.length).map((entry) => entry.document as Document),
+      texts,
+      ...(more ? { nextSkip } : {}),
+    } satisfies StatusPage
   })
+
+  const statusNow = (kind: JobKind, id: string, owner: Owner, page: StatusRequest): StatusTexts | undefined => {
+    const reads = store.readNow
+    const job = reads?.job(id)
+    if (reads === undefined || job === undefined || job.kind !== kind || job.zeroDataRetention) return undefined
+    if (job.owner !== null && job.owner !== owner) return undefined
+    const stored = reads.documentTexts(id, { skip: page.skip, limit: pageLimit(page) })
+    const { texts, nextSkip, more } = fillPage(job, page.skip, stored, (entry) => entry.json, config.statusPageBytes)
+    return { job, texts, ...(more ? { nextSkip } : {}) }
+  }
 
   const cancel = Effect.fn("JobControl.cancel")(function* (kind: JobKind, id: string, owner: Owner) {
     const job = yield* get(kind, id, owner)
@@ -155,7 +203,7 @@ export const make = Effect.gen(function* () {
     return scrape.document as Document
   })
 
-  return { get, status, cancel, errors, active, documents, keepScrape, getScrape }
+  return { get, status, statusNow, cancel, errors, active, documents, keepScrape, getScrape }
 })
 
 export const layer: Layer.Layer<JobControl, never, JobStore | WorkSignal | JobsConfig> = Layer.effect(JobControl, make)

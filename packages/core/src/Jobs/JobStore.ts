@@ -89,6 +89,9 @@ export interface Job extends NewJob {
   readonly error?: string
 }
 
+/** A job but what only its work reads (`options`, `webhook`): what a status answer shows of it. */
+export type JobHead = Omit<Job, "options" | "webhook">
+
 /** A URL to visit, as the caller proposes it. */
 export interface NewTask {
   readonly url: string
@@ -141,6 +144,24 @@ export interface StoredDocument {
    */
   readonly json?: string
   readonly createdAt: number
+}
+
+/** A stored document as a status page sends it: its place and its JSON text. */
+export interface DocumentText {
+  readonly seq: number
+  readonly json: string
+}
+
+/**
+ * The reads of a status poll, synchronous: what a store that answers without waiting (memory, SQLite's file) offers so
+ * that the most frequent request is answered outside Effect (`Http/HotRoutes.ts`). A failure throws. A wrapper of a
+ * store that changes what `getJob` or `documents` answer must leave this out or change it alike.
+ */
+export interface ReadNow {
+  /** As `getJob`, without `options` and `webhook`. */
+  readonly job: (id: string) => JobHead | undefined
+  /** As `documents`, each document as its JSON text. */
+  readonly documentTexts: (jobId: string, page: PageRequest) => ReadonlyArray<DocumentText>
 }
 
 export interface JobErrorRecord {
@@ -462,6 +483,8 @@ export interface JobStoreShape {
 
   /** The job's documents with `seq >= skip`, at most `limit`, in `seq` order. */
   readonly documents: (jobId: string, page: PageRequest) => Effect.Effect<ReadonlyArray<StoredDocument>, StoreError>
+  /** The same reads as `getJob` and `documents`, synchronous; absent on a store that must wait for its answers. */
+  readonly readNow?: ReadNow
   /** Documents the job holds now (recorded, less deleted). */
   readonly countDocuments: (jobId: string) => Effect.Effect<number, StoreError>
   /**

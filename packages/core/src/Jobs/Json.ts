@@ -14,11 +14,20 @@ export const encodeJson = (value: unknown): Effect.Effect<string, StoreError> =>
 export const encodeOptionalJson = (value: unknown): Effect.Effect<string | undefined, StoreError> =>
   value === undefined ? Effect.succeed(undefined) : encodeJson(value)
 
+const unparsable = (cause: unknown) =>
+  new StoreError({ reason: "InvalidData", message: `Stored JSON does not parse: ${cause}`, cause })
+
 export const decodeJson = (text: string): Effect.Effect<unknown, StoreError> =>
-  Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (cause) => new StoreError({ reason: "InvalidData", message: `Stored JSON does not parse: ${cause}`, cause }),
-  })
+  Effect.try({ try: () => JSON.parse(text) as unknown, catch: unparsable })
+
+/** `decodeJson` outside Effect: throws its `StoreError`. */
+export const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch (cause) {
+    throw unparsable(cause)
+  }
+}
 
 /** A webhook delivery with its payload as JSON text, as a store writes it. */
 export interface EncodedDelivery {

@@ -20,6 +20,7 @@ import {
   type JobStoreShape,
   type NewTask,
   newId,
+  type PageRequest,
   type StoredDocument,
   StoreError,
   type Task,
@@ -129,6 +130,15 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
     maxSize: options.cacheMaxBytes ?? 256 * 1024 * 1024,
     sizeCalculation: cachedPageSize,
   })
+  /** The job's documents from `skip` on (not below those deleted), at most `limit`, with their `seq`. */
+  const documentsOf = (jobId: string, { skip, limit }: PageRequest) => {
+    const jobRow = jobs.get(jobId)
+    if (jobRow === undefined) return []
+    const from = Math.max(0, skip, jobRow.deletedBelow)
+    return jobRow.documents
+      .slice(from, from + Math.max(0, limit))
+      .flatMap((doc, i) => (doc === undefined ? [] : [{ seq: from + i, doc }]))
+  }
   /** Browser profiles by owner and name, as JSON. */
   const profiles = new Map<string, string>()
   const profileKey = (owner: string | null, name: string) => `${owner ?? ""}\u0000${name}`
@@ -470,26 +480,23 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
 
     getTask: (id) => Effect.sync(() => Option.map(Option.fromNullable(tasks.get(id)), snapshot)),
 
-    documents: (jobId, { skip, limit }) =>
-      Effect.sync(() => {
-        const jobRow = jobs.get(jobId)
-        if (jobRow === undefined) return []
-        const from = Math.max(0, skip, jobRow.deletedBelow)
-        return jobRow.documents.slice(from, from + Math.max(0, limit)).flatMap(
-          (doc, i): Array<StoredDocument> =>
-            doc === undefined
-              ? []
-              : [
-                  {
-                    jobId,
-                    seq: from + i,
-                    url: doc.url,
-                    document: JSON.parse(doc.json) as unknown,
-                    createdAt: doc.createdAt,
-                  },
-                ],
-        )
-      }),
+    documents: (jobId, page) =>
+      Effect.sync(() =>
+        documentsOf(jobId, page).map(
+          ({ seq, doc }): StoredDocument => ({
+            jobId,
+            seq,
+            url: doc.url,
+            document: JSON.parse(doc.json) as unknown,
+            createdAt: doc.createdAt,
+          }),
+        ),
+      ),
+
+    readNow: {
+      job: (id) => jobs.get(id)?.job,
+      documentTexts: (jobId, page) => documentsOf(jobId, page).map(({ seq, doc }) => ({ seq, json: doc.json })),
+    },
 
     countDocuments: (jobId) =>
       Effect.sync(() => {

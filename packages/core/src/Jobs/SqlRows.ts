@@ -11,6 +11,7 @@ import type {
   IndexedPage,
   Job,
   JobErrorRecord,
+  JobHead,
   JobKind,
   JobStatus,
   NewJob,
@@ -21,7 +22,7 @@ import type {
   Task,
   TaskStatus,
 } from "./JobStore.js"
-import { decodeJson } from "./Json.js"
+import { decodeJson, parseJson } from "./Json.js"
 import { urlWords } from "./UrlWords.js"
 
 /** An integer column: a number (SQLite), or a string or bigint (Postgres int8, by the client's parser). */
@@ -142,35 +143,47 @@ export const decodeFirst =
   (rows: ReadonlyArray<Row>): Effect.Effect<Option.Option<A>, StoreError> =>
     Arr.match(rows, { onEmpty: () => Effect.succeedNone, onNonEmpty: ([row]) => Effect.asSome(decode(row)) })
 
+/** The columns of a job's row that `jobHeadOfRow` reads. */
+export const JOB_HEAD_COLUMNS =
+  "id, kind, owner, status, url, task_limit, max_concurrency, delay_ms, zero_data_retention, total, completed, failed, created_at, updated_at, completed_at, expires_at, error"
+
+/** A job's row without its JSON columns: `JOB_HEAD_COLUMNS`. */
+export type JobHeadRow = Omit<JobRow, "options" | "webhook">
+
+/** A job but its JSON columns, from its row (`JOB_HEAD_COLUMNS` or more). */
+export const jobHeadOfRow = (row: JobHeadRow): JobHead => {
+  const maxConcurrency = row.max_concurrency ?? undefined
+  const delayMs = optionalInt(row.delay_ms)
+  const completedAt = optionalInt(row.completed_at)
+  return {
+    id: row.id,
+    kind: row.kind,
+    owner: row.owner,
+    status: row.status,
+    ...(row.url !== null ? { url: row.url } : {}),
+    limit: int(row.task_limit),
+    ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+    ...(delayMs !== undefined ? { delayMs } : {}),
+    zeroDataRetention: Boolean(row.zero_data_retention),
+    total: int(row.total),
+    completed: int(row.completed),
+    failed: int(row.failed),
+    createdAt: int(row.created_at),
+    updatedAt: int(row.updated_at),
+    ...(completedAt !== undefined ? { completedAt } : {}),
+    expiresAt: int(row.expires_at),
+    ...(row.error !== null ? { error: row.error } : {}),
+  }
+}
+
+/** A job from its row; throws a `StoreError` when a JSON column does not parse. */
+export const jobOfRow = (row: JobRow): Job => {
+  const webhook = row.webhook === null ? undefined : parseJson(row.webhook)
+  return { ...jobHeadOfRow(row), options: parseJson(row.options), ...(webhook !== undefined ? { webhook } : {}) }
+}
+
 export const toJob = (row: JobRow): Effect.Effect<Job, StoreError> =>
-  Effect.gen(function* () {
-    const options = yield* decodeJson(row.options)
-    const webhook = row.webhook === null ? undefined : yield* decodeJson(row.webhook)
-    const maxConcurrency = row.max_concurrency ?? undefined
-    const delayMs = optionalInt(row.delay_ms)
-    const completedAt = optionalInt(row.completed_at)
-    return {
-      id: row.id,
-      kind: row.kind,
-      owner: row.owner,
-      status: row.status,
-      ...(row.url !== null ? { url: row.url } : {}),
-      options,
-      limit: int(row.task_limit),
-      ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
-      ...(delayMs !== undefined ? { delayMs } : {}),
-      ...(webhook !== undefined ? { webhook } : {}),
-      zeroDataRetention: Boolean(row.zero_data_retention),
-      total: int(row.total),
-      completed: int(row.completed),
-      failed: int(row.failed),
-      createdAt: int(row.created_at),
-      updatedAt: int(row.updated_at),
-      ...(completedAt !== undefined ? { completedAt } : {}),
-      expiresAt: int(row.expires_at),
-      ...(row.error !== null ? { error: row.error } : {}),
-    }
-  })
+  Effect.try({ try: () => jobOfRow(row), catch: (error) => error as StoreError })
 
 export const toTask = (row: TaskRow): Task => {
   const leaseUntil = optionalInt(row.lease_until)

@@ -36,6 +36,11 @@ export interface KeyRingShape {
   readonly open: boolean
   /** The key `token` stands for, none when unknown or revoked. */
   readonly authenticate: (token: string) => Effect.Effect<Option.Option<KeyEntry>, StoreError>
+  /**
+   * `authenticate` for the keys the configuration fixes (`WEBDATA_API_KEYS`, the keys file), which need no store
+   * read; undefined for any other token, known to the store or not.
+   */
+  readonly fixedKey: (token: string) => KeyEntry | undefined
   /** Whether `token` is the admin key (constant time). */
   readonly isAdmin: (token: string) => boolean
   /** A key's limits with the server's defaults filled in. */
@@ -119,10 +124,15 @@ export const layer: Layer.Layer<KeyRing, never, ServerConfig | JobStore> = Layer
       timeToLive: (exit) => (Exit.isSuccess(exit) ? STORE_KEY_TTL : Duration.zero),
     })
 
+    const fixedOf = (digest: string) => {
+      const entry = fixed.get(digest)
+      return entry !== undefined && sameDigest(entry.digest, digest) ? entry : undefined
+    }
+
     const authenticate = (token: string) => {
       const digest = digestOf(token)
-      const entry = fixed.get(digest)
-      if (entry !== undefined && sameDigest(entry.digest, digest)) return Effect.succeed(Option.some(entry))
+      const entry = fixedOf(digest)
+      if (entry !== undefined) return Effect.succeed(Option.some(entry))
       return storeKeys ? stored.get(digest) : Effect.succeed(Option.none<KeyEntry>())
     }
 
@@ -134,6 +144,7 @@ export const layer: Layer.Layer<KeyRing, never, ServerConfig | JobStore> = Layer
     return {
       open: isOpen(config),
       authenticate,
+      fixedKey: (token) => fixedOf(digestOf(token)),
       isAdmin: (token) => Option.isSome(adminDigest) && sameDigest(adminDigest.value, digestOf(token)),
       limitsOf: (entry) => (entry === undefined ? config.limits : overlay(config.limits, entry.limits)),
       create: Effect.fn("KeyRing.create")(function* (request: NewKeyRequest) {

@@ -45,6 +45,10 @@ export interface QuotasShape {
   readonly confirmJob: (owner: Owner, limits: Limits) => Effect.Effect<void, QuotaExceeded | StoreError>
 }
 
+/** Whether `admit` lets a request of `endpoint` in without reading or counting anything: a status poll with no status limit. */
+export const admitsUncounted = (limits: Limits, endpoint: EndpointClass): boolean =>
+  endpoint === "status" && limits.rates.status === undefined
+
 export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasShape>() {}
 
 const perUnit = (unit: string) => `req/${unit}`
@@ -131,7 +135,7 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
       confirmJob,
       admit: (owner, limits, endpoint, now) =>
         // A status poll of a key without a status limit, most requests of a busy server: nothing to check.
-        endpoint === "status" && limits.rates.status === undefined
+        admitsUncounted(limits, endpoint)
           ? Effect.void
           : Effect.gen(function* () {
               yield* rate(owner, limits, endpoint, now)

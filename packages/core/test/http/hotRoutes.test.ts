@@ -2,14 +2,21 @@
  * The status polls answered from plain data (`HotRoutes.ts`) give what the API's generic path gives: the same status,
  * body and headers, for answers and refusals alike; any request they do not know is left to the API.
  */
-import { Either, Layer } from "effect"
+import { Effect, Either, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Crawl } from "../../src/Crawl.js"
 import * as Engine from "../../src/Engine.js"
+import * as HotRoutes from "../../src/Http/HotRoutes.js"
 import { type PlainRequest, statusPoll } from "../../src/Http/HotRoutes.js"
 import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler, type WebHandler } from "../../src/Http/WebHandler.js"
+import type { JobControl } from "../../src/Jobs/JobControl.js"
+import { JobStore } from "../../src/Jobs/JobStore.js"
+import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import { entryOf } from "../../src/Tenants/ApiKey.js"
+import * as KeyRing from "../../src/Tenants/KeyRing.js"
 import { parseLimits } from "../../src/Tenants/Limits.js"
+import * as Quotas from "../../src/Tenants/Quotas.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
 
 const KEY_A = "key-a-0123456789abcdef"
@@ -132,6 +139,24 @@ describe("hot routes", () => {
     expect(plain.headers.find(([name]) => name === "retry-after")?.[1]).toMatch(/^\d+$/)
   })
 
+  it("count each answer in the metrics as the API does", async () => {
+    const count = async () => {
+      const response = await web.handler(new Request(`${ORIGIN}/metrics`, { headers: bearer(KEY_A) }))
+      const line = (await response.text())
+        .split("\n")
+        .find(
+          (candidate) =>
+            candidate.startsWith("webdata_http_requests_total{") &&
+            candidate.includes('route="/v2/crawl/:id"') &&
+            candidate.includes('status_class="2xx"'),
+        )
+      return Number(line?.split(" ").at(-1) ?? 0)
+    }
+    const before = await count()
+    await bothAnswers(`/v2/crawl/${crawlId}`, bearer(KEY_A))
+    expect(await count()).toBe(before + 2)
+  })
+
   it("give each answer a request id", async () => {
     const first = await bothAnswers(`/v2/crawl/${crawlId}`, bearer(KEY_A))
     const second = await bothAnswers(`/v2/crawl/${crawlId}`, bearer(KEY_A))
@@ -158,5 +183,66 @@ describe("hot routes", () => {
       ["GET", `/v1/crawl/${id}`],
     ] as const)
       expect(poll(method, path), `${method} ${path}`).toBeUndefined()
+  })
+})
+
+/**
+ * The hot routes' answerer over an engine with `store`, the keys above, and a one-page crawl of key A on it. An answer
+ * it has at hand is a plain value; one it must wait for is an effect.
+ */
+const answererOn = async (store?: Engine.EngineOptions["store"]) => {
+  const runtime = ManagedRuntime.make(
+    Quotas.layer.pipe(
+      Layer.provideMerge(KeyRing.layer),
+      Layer.provideMerge(
+        Layer.merge(
+          Engine.layer({ allowPrivateAddresses: true, ...(store !== undefined ? { store } : {}) }),
+          ServerConfig.layer({
+            apiKeys: [KEY_A],
+            keys: [entryOf(TIGHT, "tight", "file", Either.getOrThrow(parseLimits("status=2/hour")))],
+          }),
+        ),
+      ),
+    ),
+  )
+  const answer = await runtime.runPromise(HotRoutes.make({ exposedHeaders: [] }))
+  const owner = await runtime.runPromise(Effect.map(KeyRing.KeyRing, (keys) => keys.fixedKey(KEY_A)?.owner ?? null))
+  const { job } = await runtime.runPromise(
+    Effect.flatMap(Crawl, (crawl) => crawl.start({ url: `${site.url}/`, limit: 1 }, owner)),
+  )
+  const poll = (path: string, headers: Record<string, string>) =>
+    answer({ method: "GET", url: `${ORIGIN}${path}`, headers: { host: "api.test", ...headers } }, undefined)
+  return { runtime, poll, id: job.id }
+}
+
+describe("hot routes without Effect", () => {
+  it("answer a poll at once when a fixed key asks a store that reads without waiting, else leave it to the effect", async () => {
+    const { runtime, poll, id } = await answererOn()
+    try {
+      const now = poll(`/v2/crawl/${id}?limit=1`, bearer(KEY_A))
+      expect(now !== undefined && !Effect.isEffect(now) ? now.status : "an effect").toBe(200)
+      for (const [path, headers] of [
+        [`/v2/crawl/${id}`, bearer(KEY_B)], // a key the store would have to be asked about: 401 after that
+        [`/v2/crawl/${id}`, bearer(TIGHT)], // a status limit to count
+        [`/v2/crawl/${id}`, {}], // no key: a refusal
+        [`/v2/batch/scrape/${id}`, bearer(KEY_A)], // the wrong kind: 404
+      ] as const)
+        expect(Effect.isEffect(poll(path, headers)), `${path} ${JSON.stringify(headers)}`).toBe(true)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("leave every poll to the effect on a store without synchronous reads", async () => {
+    const { readNow: _, ...waiting } = MemoryJobStore.make()
+    const { runtime, poll, id } = await answererOn(Layer.succeed(JobStore, waiting))
+    try {
+      const answer = poll(`/v2/crawl/${id}`, bearer(KEY_A))
+      expect(answer !== undefined && Effect.isEffect(answer)).toBe(true)
+      const response = await runtime.runPromise(answer as Effect.Effect<HotRoutes.PlainResponse, never, JobControl>)
+      expect(response.status).toBe(200)
+    } finally {
+      await runtime.dispose()
+    }
   })
 })

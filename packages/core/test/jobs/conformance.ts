@@ -785,6 +785,34 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("reads now, where the store offers it, what getJob and documents read", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            const reads = store.readNow
+            if (reads === undefined) return
+            const job = yield* store.createJob(newJob(), tasks(4))
+            const leased = yield* lease(store, "w1", T0, 10)
+            for (const [i, one] of leased.entries()) yield* store.completeTask(one, done({ n: i, text: "é\n" }, T0 + i))
+            yield* store.deleteDocuments(job.id, 1)
+            // Everything a status shows; `options` and `webhook` may be left out.
+            const { options: _, webhook: __, ...head } = Option.getOrThrow(yield* store.getJob(job.id))
+            expect(reads.job(job.id)).toMatchObject(head)
+            expect(reads.job("0190f3a0-0000-7000-8000-000000000000")).toBeUndefined()
+            for (const [skip, limit] of [
+              [0, 10],
+              [2, 1],
+              [4, 10],
+            ] as const) {
+              const texts = reads.documentTexts(job.id, { skip, limit })
+              const documents = yield* store.documents(job.id, { skip, limit })
+              expect(texts.map((text) => [text.seq, JSON.parse(text.json)])).toEqual(
+                documents.map((document) => [document.seq, document.document]),
+              )
+            }
+          }),
+        ),
+      )
+
       it.effect("deletes delivered documents, keeping the seq of the rest", () =>
         withStore((store) =>
           Effect.gen(function* () {

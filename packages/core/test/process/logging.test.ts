@@ -224,6 +224,15 @@ describe("the request log line of a real request", () => {
         expect(scraped.headers.get("x-request-id")).toBe("req-42")
         const crawl = await post(api, "/v2/crawl", { url: target, webhook: { url: target } })
         crawlId = ((await crawl.json()) as { id: string }).id
+        // A status poll answered on the hot route, outside Effect, logs the same line as any request.
+        const poll = {
+          method: "GET",
+          url: `http://api.test/v2/crawl/${crawlId}`,
+          headers: { host: "api.test", authorization: `Bearer ${KEY}`, "x-request-id": "req-43" },
+        }
+        let answer = api.handlePlain(poll)
+        for (; answer === undefined; answer = api.handlePlain(poll)) await new Promise((done) => setTimeout(done, 10))
+        expect((await answer).status).toBe(200)
         expect((await post(dying, "/v2/scrape", { url: target })).status).toBe(500)
       })
       const lines = logged.split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -231,6 +240,7 @@ describe("the request log line of a real request", () => {
       expect(requests.map((line) => line.message)).toEqual([
         "POST /v2/scrape 200",
         "POST /v2/crawl 200",
+        "GET /v2/crawl/:id 200",
         "POST /v2/scrape 500",
       ])
       expect(requests[0]).toMatchObject({
@@ -245,7 +255,17 @@ describe("the request log line of a real request", () => {
         durationMs: expect.any(Number),
       })
       expect(requests[1]).toMatchObject({ jobId: crawlId, keyHash: requests[0]?.keyHash })
-      expect(requests[2]).toMatchObject({ level: "ERROR", status: 500, outcome: "failed" })
+      expect(requests[2]).toMatchObject({
+        level: "INFO",
+        requestId: "req-43",
+        method: "GET",
+        status: 200,
+        outcome: "ok",
+        jobId: crawlId,
+        keyHash: requests[0]?.keyHash,
+        durationMs: expect.any(Number),
+      })
+      expect(requests[3]).toMatchObject({ level: "ERROR", status: 500, outcome: "failed" })
       // The defect's own line carries the request id and the cause, redacted.
       const defect = lines.find((line) => String(line.message).startsWith("Unhandled error"))
       expect(defect).toMatchObject({ requestId: "req-42", cause: expect.stringContaining("Bearer ***") })
