@@ -12,7 +12,7 @@
  *
  * Most polls do not even need Effect: an open server's or a configured key's poll with no status limit, of its own
  * job, on a store that reads synchronously (`JobStore.readNow`), is answered in plain code (`answerNow`); the effect's
- * fiber and services cost several times the two reads (0.23–0.40 ms against ~0.07 ms per poll, measured). Every
+ * fiber and services cost several times the two reads (0.21–0.46 ms against ~0.074 ms per poll, measured). Every
  * other poll (a key the store must be asked about, a limit to count, a refusal, a 404, zero data retention, a store
  * that must be waited for) runs the effect.
  */
