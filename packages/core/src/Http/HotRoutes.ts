@@ -137,7 +137,7 @@ export const make = (options: {
     const { authorize, authorizeNow } = yield* Auth.makeAuthorize
     const control = yield* JobControl
     // What `observed` reads from its fiber, fixed for the runtime the routes run in.
-    const runtime = yield* Effect.runtime<never>()
+    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
     const requestLevel = yield* FiberRef.get(requestLogLevel)
     const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
     const metricTags = yield* FiberRef.get(FiberRef.currentMetricLabels)
@@ -150,13 +150,9 @@ export const make = (options: {
     }
 
     /** A poll answered without Effect, as the effect below answers it; undefined when it takes more (see above). */
-    const answerNow = (poll: StatusPoll, request: PlainRequest, observedRequest: ObservedRequest) => {
+    const answerNow = (poll: StatusPoll, asked: ObservedRequest, token: string, base: () => string) => {
       const started = performance.now()
-      const { headers } = request
-      const caller = authorizeNow(
-        { method: "GET", pathname: observedRequest.pathname, authorization: headers.authorization },
-        bearerToken(headers.authorization),
-      )
+      const caller = authorizeNow(asked, token)
       if (caller === undefined) return undefined
       let page: StatusTexts | undefined
       try {
@@ -166,16 +162,13 @@ export const make = (options: {
         return undefined
       }
       if (page === undefined) return undefined
-      const body = utf8.encode(
-        statusAnswer(poll.kind, poll.id, page, () => publicBaseOf(headers, request.url), poll.limit),
-      )
-      const requestId = requestIdOf(observedRequest.requestId)
+      const body = utf8.encode(statusAnswer(poll.kind, poll.id, page, base, poll.limit))
+      const requestId = requestIdOf(asked.requestId)
       const route = routes[poll.kind]
       const answered = { requestId, route, status: 200, seconds: (performance.now() - started) / 1000, fields: {} }
-      countRequest({ ...answered, method: request.method }, metricTags)
+      countRequest({ ...answered, method: asked.method }, metricTags)
       const level = requestLineLevel(route, answered.status, requestLevel)
-      if (LogLevel.greaterThanEqual(level, minimumLevel))
-        Runtime.runSync(runtime)(requestLine(level, observedRequest, answered))
+      if (LogLevel.greaterThanEqual(level, minimumLevel)) runSync(requestLine(level, asked, answered))
       const response: PlainResponse = {
         status: answered.status,
         headers: {
@@ -193,29 +186,22 @@ export const make = (options: {
       const poll = statusPoll(request)
       if (poll === undefined) return undefined
       const { headers } = request
-      const pathname = pathAndQuery(request.url).replace(/\?.*$/, "")
-      const observedRequest: ObservedRequest = {
+      // The request as the key check, the metrics and the log line read it (a poll is a GET).
+      const asked: ObservedRequest = {
         method: request.method,
-        pathname,
+        pathname: pathAndQuery(request.url).replace(/\?.*$/, ""),
         requestId: headers[REQUEST_ID_HEADER],
         authorization: headers.authorization,
       }
-      const now = answerNow(poll, request, observedRequest)
+      const token = bearerToken(headers.authorization)
+      const base = () => publicBaseOf(headers, request.url)
+      const now = answerNow(poll, asked, token, base)
       if (now !== undefined) return now
-      const respond = Effect.flatMap(
-        authorize(
-          { method: "GET", pathname, authorization: headers.authorization },
-          bearerToken(headers.authorization),
-        ),
-        (caller) =>
-          Effect.provideService(
-            jobStatus(poll.kind, poll.id, () => publicBaseOf(headers, request.url), poll.skip, poll.limit),
-            Caller,
-            caller,
-          ),
+      const respond = Effect.flatMap(authorize(asked, token), (caller) =>
+        Effect.provideService(jobStatus(poll.kind, poll.id, base, poll.skip, poll.limit), Caller, caller),
       ).pipe(Effect.catchAllCause(failureResponse))
       return observed(
-        observedRequest,
+        asked,
         clientAddress === undefined ? respond : Effect.provideService(respond, ClientAddress, clientAddress),
       ).pipe(Effect.map((response) => toPlain(response, cors)))
     }
