@@ -20,7 +20,7 @@ const mesh: Record<string, SitePage> = Object.fromEntries(paths.map((path) => [p
  * The memory store, counting the links sent with commits (and the sizes of the slices sent ahead of a commit); `lose`
  * says which commits to answer "not recorded".
  */
-const countingStore = (lose: (url: string, attempts: number) => boolean) => {
+const countingStore = (lose: (url: string) => boolean) => {
   const sent = { links: 0, lost: 0, slices: [] as Array<number>, commits: [] as Array<{ url: string; links: number }> }
   const layer = Layer.effect(
     JobStore,
@@ -28,7 +28,7 @@ const countingStore = (lose: (url: string, attempts: number) => boolean) => {
       JobStore.of({
         ...store,
         completeTask: (task, outcome) => {
-          if (lose(task.url, task.attempts)) {
+          if (lose(task.url)) {
             sent.lost++
             // As when another worker took the lease over: nothing is written; the task runs again after its lease.
             return Effect.succeed({
@@ -51,15 +51,21 @@ const countingStore = (lose: (url: string, attempts: number) => boolean) => {
   return { sent, layer }
 }
 
+/** Loses the start page's first commit, whichever run makes it (a run can also end by a lease lost to a stall). */
+const firstCommitOfStartPage = () => {
+  let commits = 0
+  return (url: string) => new URL(url).pathname === "/" && commits++ === 0
+}
+
 let site: CrawlSite
 beforeAll(async () => {
   site = await startCrawlSite({ pages: mesh })
 })
 afterAll(() => site?.close())
 
-/** An engine on `store` whose worker takes a lost lease back quickly. */
-const engineOn = (store: ReturnType<typeof countingStore>) =>
-  new Webdata({ allowPrivateAddresses: true, store: store.layer, worker: { concurrency: 2, leaseMs: 300, pollMs: 20 } })
+/** An engine on `store` whose worker takes a lost lease back after `leaseMs`. */
+const engineOn = (store: ReturnType<typeof countingStore>, leaseMs = 300) =>
+  new Webdata({ allowPrivateAddresses: true, store: store.layer, worker: { concurrency: 2, leaseMs, pollMs: 20 } })
 
 const crawl = async (store: ReturnType<typeof countingStore>) => {
   const webdata = engineOn(store)
@@ -82,8 +88,8 @@ describe("links a crawl has proposed", () => {
   })
 
   it("are proposed again by a page whose commit was not recorded", async () => {
-    // The start page's first commit is lost: only its second run can give the crawl its links.
-    const store = countingStore((url, attempts) => new URL(url).pathname === "/" && attempts === 0)
+    // The start page's first commit is lost: only its next run can give the crawl its links.
+    const store = countingStore(firstCommitOfStartPage())
     const job = await crawl(store)
     expect(store.sent.lost).toBe(1)
     expect(job.status).toBe("completed")
@@ -102,9 +108,14 @@ describe("a page with thousands of links", () => {
   })
   afterAll(() => wide?.close())
 
-  /** Starts a crawl of the wide site, waits for the start page's recorded commit, and cancels the crawl. */
+  /**
+   * Starts a crawl of the wide site, waits for the start page's recorded commit, and cancels the crawl. The lease
+   * outlasts the start page's first run (~0.8 s here, cold, with the event loop held for stretches while it sorts its
+   * 4 500 links): a 300 ms lease ran out during it, so the page's first commit came from its second run. A page whose
+   * commit was lost runs again after the pages it admitted, which are due before it: that test crawls up to the limit.
+   */
   const admitted = async (store: ReturnType<typeof countingStore>) => {
-    const webdata = engineOn(store)
+    const webdata = engineOn(store, 2_000)
     try {
       const { id } = await webdata.startCrawl(wide.url, { limit: LIMIT, sitemap: "skip", scrapeOptions: { maxAge: 0 } })
       const startPage = () => store.sent.commits.find((commit) => new URL(commit.url).pathname === "/")
@@ -128,11 +139,14 @@ describe("a page with thousands of links", () => {
   })
 
   it("admits each once when the page runs again after its commit was lost", async () => {
-    const store = countingStore((url, attempts) => new URL(url).pathname === "/" && attempts === 0)
+    const store = countingStore(firstCommitOfStartPage())
     const { total, startPage } = await admitted(store)
     expect(store.sent.lost).toBe(1)
-    // The slices went in twice (before the lost commit and before the recorded one); the store took each link once.
-    expect(store.sent.slices).toEqual([2_000, 2_000, 2_000, 2_000])
+    // The slices went in with each run (before the lost commit and before the recorded one); the store took each link
+    // once.
+    expect(store.sent.slices.length).toBeGreaterThanOrEqual(4)
+    expect(store.sent.slices.length % 2).toBe(0)
+    expect(new Set(store.sent.slices)).toEqual(new Set([2_000]))
     expect(startPage?.links).toBe(LINKS + 1 - 4_000)
     expect(total).toBe(LIMIT)
   })
