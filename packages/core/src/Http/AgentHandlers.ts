@@ -1,5 +1,5 @@
 /** The agent over HTTP: start, status with its steps, cancel, in Firecrawl v2's shapes. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Agent, agentStatusBody } from "../Agent.js"
 import { WebdataApi } from "./Api.js"

@@ -6,15 +6,13 @@
  * the schemas here describe the wire format for the OpenAPI document and typed clients; a contract test checks that
  * real responses decode with them.
  */
-import {
-  HttpApi,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpApiSecurity,
-  OpenApi,
-} from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Context, JSONSchema, Schema } from "effect"
 import { AgentRequest } from "../Domain/AgentRequest.js"
 import { BatchScrapeRequest } from "../Domain/BatchScrapeRequest.js"

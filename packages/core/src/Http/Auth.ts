@@ -2,7 +2,7 @@
  * Bearer-key authentication and the caller's limits: one middleware for every protected group, the same key check for
  * the WebSocket, and the admin key's middleware for key management.
  */
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { digestOf, ownerOfDigest } from "../Tenants/ApiKey.js"
 import { endpointClassOf } from "../Tenants/EndpointClass.js"

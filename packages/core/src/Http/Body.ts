@@ -1,5 +1,5 @@
 /** Reading a JSON request body with a size cap; failures are the 400/413 of Firecrawl's body parser. */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { RequestError } from "../Errors.js"
 

@@ -1,5 +1,6 @@
 /** Engine errors as HTTP responses: the status and codes of `ErrorCodes.ts` in Firecrawl's error envelope. */
-import { HttpApiError, HttpServerResponse } from "@effect/platform"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Option } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { parameterError } from "../Domain/Decode.js"

@@ -1,5 +1,5 @@
 /** Extract over HTTP: start, and status with the merged data, in Firecrawl v2's shapes. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { type Context, Effect } from "effect"
 import { Extract, extractStatusBody } from "../Extract.js"
 import { WebdataApi } from "./Api.js"

@@ -1,5 +1,6 @@
 /** Implementations of the contract's groups. Each handler decodes its body strictly and maps errors in one place. */
-import { HttpApiBuilder, OpenApi } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
 import { decodeStrict } from "../Domain/Decode.js"
 import { decodeMapRequest } from "../Domain/MapRequest.js"

@@ -16,7 +16,7 @@
  * other poll (a key the store must be asked about, a limit to count, a refusal, a 404, zero data retention, a store
  * that must be waited for) runs the effect.
  */
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef, LogLevel, Runtime } from "effect"
 import { JobControl, type StatusTexts } from "../Jobs/JobControl.js"
 import type { JobKind } from "../Jobs/JobStore.js"

@@ -3,7 +3,8 @@
  * in a session, and the live view page. The session's sockets (DevTools protocol, live frames) are the host's: see
  * `WebHandler.openSessionSocket`.
  */
-import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect, Option } from "effect"
 import { decodeLenient } from "../Domain/Decode.js"
 import type { Document } from "../Domain/Document.js"

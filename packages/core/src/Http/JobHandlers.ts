@@ -2,7 +2,9 @@
  * Crawl and batch scrape over HTTP: start, status with paged documents, cancel, errors, running crawls. Shapes are
  * Firecrawl v2's, including its quirks (cancel and errors answer without `success`).
  */
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type Context, Effect } from "effect"
 import { BatchScrape } from "../BatchScrape.js"
 import { Crawl } from "../Crawl.js"

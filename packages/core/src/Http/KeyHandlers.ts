@@ -2,7 +2,7 @@
  * Key management with the admin key: make a key (answered once), list every key, revoke one; and the keyless route
  * that issues a key for a verified identity assertion.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Schema } from "effect"
 import { decodeStrict } from "../Domain/Decode.js"
 import { KeyRing } from "../Tenants/KeyRing.js"

@@ -1,5 +1,5 @@
 /** Monitors over HTTP, in Firecrawl v2's shapes: CRUD, a manual run, the checks and a check's pages. */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { RequestError } from "../Errors.js"
 import { CHECK_STATUSES, PAGE_STATUSES } from "../Monitor/Records.js"

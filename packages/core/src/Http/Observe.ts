@@ -2,7 +2,10 @@
  * Every request once: its id (the caller's `x-request-id` when it sends a usable one, else a new one, echoed in the
  * response), its count and latency by route template and status class, and one log line with what it did.
  */
-import { type HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, type MetricLabel } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { ownerOf } from "../Jobs/Owner.js"

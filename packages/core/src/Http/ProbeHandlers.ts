@@ -2,7 +2,8 @@
  * Liveness, readiness and metrics. Liveness touches nothing (a process that answers is alive); readiness asks each
  * dependency one cheap question under a deadline; metrics sample the store and the browser, then render the registry.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Duration, Effect, Metric, Option } from "effect"
 import { BrowserEngine } from "../Engines/Browser.js"
 import { type JobKind, JobStore } from "../Jobs/JobStore.js"

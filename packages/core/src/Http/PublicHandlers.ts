@@ -2,7 +2,8 @@
  * Routes opened by URL, with no API key: what the URL holds is the credential (an artifact's random name, a session's
  * token). A stored screenshot or PDF, and a session's live view page.
  */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { ArtifactStore } from "../Artifacts/ArtifactStore.js"
 import { RequestError } from "../Errors.js"

@@ -3,7 +3,7 @@
  * in front say so with `X-Forwarded-Proto` / `X-Forwarded-Host`, and the Express adapter passes its mount path as
  * `X-Forwarded-Prefix`.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 
 const first = (value: string | undefined): string | undefined => value?.split(",")[0]?.trim() || undefined
 

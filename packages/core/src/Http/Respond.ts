@@ -1,5 +1,5 @@
 /** Runs a handler body and answers its value as JSON (or as is, when it is a ready response) and failures as the envelope. */
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import type { EngineError } from "../Errors.js"
 import type { StoreError } from "../Jobs/JobStore.js"

@@ -3,7 +3,7 @@
  * month (from `Usage`), the key's pages waiting, and its jobs in progress. A key without a credit limit has, as
  * far as clients can tell, unlimited credits: `Number.MAX_SAFE_INTEGER` left.
  */
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { JobStore } from "../Jobs/JobStore.js"
 import * as Worker from "../Jobs/Worker.js"

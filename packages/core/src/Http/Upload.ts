@@ -3,7 +3,7 @@
  * past the cap is answered 413 as soon as it crosses it, without reading the rest (a declared length past it, at
  * once).
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Chunk, Effect, Stream } from "effect"
 import { RequestError } from "../Errors.js"
 import type { UploadedFile } from "../Parse.js"

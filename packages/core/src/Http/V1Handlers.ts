@@ -2,7 +2,8 @@
  * Firecrawl's v1 routes: each reads its v1 body into the v2 body it stands for (`V1/`), runs the service the v2 route
  * runs, for the same owner and with the same charge, and answers in v1's shape.
  */
-import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { BatchScrape } from "../BatchScrape.js"
 import { Crawl } from "../Crawl.js"

@@ -3,14 +3,12 @@
  * adapters only convert their request and response types. Hosts that can upgrade connections also get the job
  * watcher (`watchJob`), which runs over the same services: same store, same worker.
  */
-import {
-  HttpApiBuilder,
-  type HttpApp,
-  HttpServer,
-  HttpServerError,
-  type HttpServerRequest,
-  HttpServerResponse,
-} from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServer from "@effect/platform/HttpServer"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Context, Effect, Layer, ManagedRuntime, Option, Runtime, Stream } from "effect"
 import type { EngineServices } from "../Engine.js"
 import type { LiveFrame, LiveInput } from "../Engines/Browser.js"

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { describe, expect, it } from "vitest"
 import { WebdataApi } from "../../src/Http/Api.js"
 
