@@ -1,6 +1,6 @@
 /**
  * Express ⇄ web `Request`/`Response`. Works with or without a body parser in front (an already-parsed body is sent
- * on as JSON), under any mount path, streams the response and keeps every `Set-Cookie` header.
+ * on as JSON), under any mount path, streams a response of unstated length and keeps every `Set-Cookie` header.
  */
 import { Readable } from "node:stream"
 import type { PlainRequest, PlainResponse } from "@webdata/core"
@@ -117,6 +117,11 @@ const send = async (response: Response, res: ExpressResponse): Promise<void> => 
   if (cookies.length > 0) res.setHeader("set-cookie", cookies)
   if (response.body === null) {
     res.end()
+    return
+  }
+  // A body of stated length is one in memory (the API's JSON answers): one write, no stream to pump.
+  if (response.headers.has("content-length")) {
+    res.end(Buffer.from(await response.arrayBuffer()))
     return
   }
   const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>)

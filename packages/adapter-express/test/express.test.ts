@@ -139,7 +139,30 @@ describe("toExpressMiddleware()", () => {
       expect(response.status).toBe(201)
       expect(response.headers.get("x-custom")).toBe("yes")
       expect(response.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/; HttpOnly"])
+      expect(response.headers.get("transfer-encoding")).toBe("chunked")
       expect(await response.text()).toBe("first,second,GET /some/path")
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("writes a body of stated length in one piece, with that length", async () => {
+    const text = "ünïcode ".repeat(20_000)
+    const app = express()
+    app.use(
+      toExpressMiddleware(async () => {
+        const bytes = new TextEncoder().encode(text)
+        return new Response(bytes, {
+          headers: { "content-type": "text/plain", "content-length": String(bytes.length) },
+        })
+      }),
+    )
+    const server = await listen(app)
+    try {
+      const response = await fetch(`${server.url}/any`)
+      expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)))
+      expect(response.headers.get("transfer-encoding")).toBeNull()
+      expect(await response.text()).toBe(text)
     } finally {
       await server.close()
     }

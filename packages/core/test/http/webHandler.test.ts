@@ -71,6 +71,18 @@ describe("the web handler", () => {
     })
   })
 
+  it("states the byte length of the answers it holds in memory, errors included", async () => {
+    for (const response of [
+      await post({ url: "https://example.com/page" }),
+      await post({ url: "https://example.com/page", formats: ["nope"] }),
+      await open.handler(new Request("http://api.test/v2/nowhere")),
+    ]) {
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      expect(bytes.length).toBeGreaterThan(0)
+      expect(response.headers.get("content-length")).toBe(String(bytes.length))
+    }
+  })
+
   it("answers malformed JSON with BAD_REQUEST_INVALID_JSON", async () => {
     const response = await post('{"url": ')
     expect(response.status).toBe(400)
