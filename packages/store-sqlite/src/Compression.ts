@@ -29,8 +29,8 @@ export const pack = (text: string): Effect.Effect<Stored, StoreError> =>
             params: {
               // Quality 1 of 11, brotli's fast encoder: on 60 real article pages (~160 KB) 0.83 ms a page for a
               // ratio of 4.6, against 2.25 ms for 5.3 at quality 4; and under load (a scrape compresses two texts
-              // while 32 others wait for the same core) quality 2 to 4 cost ~5 ms more of the thread pool's CPU per
-              // scrape than 1 (bench/README.md, "Server under load").
+              // while 32 others wait for the same core) qualities 2 to 4 cost 2-6 ms more CPU off the main thread per
+              // scrape than 1 (bench/README.md, "Scrapes: where the CPU beyond the floor goes").
               [constants.BROTLI_PARAM_QUALITY]: 1,
               [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
               [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
