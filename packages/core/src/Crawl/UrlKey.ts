@@ -26,17 +26,28 @@ const upperEscapes = (text: string): string => text.replace(/%[0-9a-f]{2}/gi, (o
 /**
  * The WHATWG parser already lower-cases scheme and host, drops default ports, resolves dot segments and keeps the
  * path's case; on top of that the fragment goes unless it is an SPA route, the query goes when asked, and an empty
- * `?` goes.
+ * `?` goes. Each part is set only when it changes: a setter re-serialises the whole URL, and four of them made this
+ * ~4 µs a link against ~1 µs for the parse (a page of 4 500 links normalises each two or three times).
  */
-export const normalizeUrl = (url: string, options: NormalizeOptions): string => {
+const normalized = (url: string, options: NormalizeOptions): URL => {
   const parsed = new URL(url)
-  if (!SPA_ROUTE.test(parsed.hash)) parsed.hash = ""
-  // Reassigning an empty search removes a bare "?" as well.
-  parsed.search = options.ignoreQueryParameters ? "" : parsed.search
-  parsed.pathname = upperEscapes(parsed.pathname)
-  parsed.search = upperEscapes(parsed.search)
-  return parsed.href
+  // A "#" or "?" in the serialised URL is always a delimiter (in the path and query they are escaped); the getters
+  // answer "" for an empty fragment or query, whose delimiter the href still shows.
+  if (parsed.hash === "" ? parsed.href.includes("#") : !SPA_ROUTE.test(parsed.hash)) parsed.hash = ""
+  const { href, hash, search, pathname } = parsed
+  const bareQuery = search === "" && href.slice(0, href.length - hash.length).includes("?")
+  if (bareQuery || (options.ignoreQueryParameters && search !== "")) parsed.search = ""
+  else if (search !== "") {
+    const upper = upperEscapes(search)
+    if (upper !== search) parsed.search = upper
+  }
+  const upperPath = upperEscapes(pathname)
+  if (upperPath !== pathname) parsed.pathname = upperPath
+  return parsed
 }
+
+/** The form a URL is queued and reported under (see `normalized`). */
+export const normalizeUrl = (url: string, options: NormalizeOptions): string => normalized(url, options).href
 
 const INDEX_FILE = /\/index\.(?:html?|php)$/
 
@@ -46,10 +57,9 @@ const INDEX_FILE = /\/index\.(?:html?|php)$/
  * Without it the key is the normalized URL itself.
  */
 export const dedupKey = (url: string, options: DedupOptions): string => {
-  const normalized = normalizeUrl(url, options)
-  const parsed = new URL(normalized)
+  const parsed = normalized(url, options)
   if (!options.deduplicateSimilarURLs || (parsed.protocol !== "http:" && parsed.protocol !== "https:"))
-    return normalized
+    return parsed.href
   const host = /^www\.[^.]+\./.test(parsed.host) ? parsed.host.slice(4) : parsed.host
   const path = parsed.pathname.replace(INDEX_FILE, "/").replace(/\/+$/, "")
   return `${host}${path === "" ? "/" : path}${parsed.search}${parsed.hash}`

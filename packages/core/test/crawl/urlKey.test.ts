@@ -23,6 +23,11 @@ describe("normalizeUrl", () => {
     ["https://example.com/a?", "https://example.com/a"],
     ["https://example.com/a%2fb?q=%e2%9c%93", "https://example.com/a%2Fb?q=%E2%9C%93"],
     ["https://bücher.example/ä", "https://xn--bcher-kva.example/%C3%A4"],
+    // A "?" before an SPA route is a bare query; one inside the route is the route's own.
+    ["https://example.com/a?#/r", "https://example.com/a#/r"],
+    ["https://example.com/a?#", "https://example.com/a"],
+    ["https://example.com/a#/r?x=%aa", "https://example.com/a#/r?x=%aa"],
+    ["https://example.com/?x=%aa#/r?y", "https://example.com/?x=%AA#/r?y"],
   ])("%s → %s", (input, expected) => {
     expect(normalizeUrl(input, keep)).toBe(expected)
   })
@@ -30,6 +35,7 @@ describe("normalizeUrl", () => {
   it("drops the query only when asked", () => {
     expect(normalizeUrl("https://example.com/a?utm_source=x#/r", strip)).toBe("https://example.com/a#/r")
     expect(normalizeUrl("https://example.com/a?utm_source=x", keep)).toBe("https://example.com/a?utm_source=x")
+    expect(normalizeUrl("https://example.com/?x=%aa#/r?y", strip)).toBe("https://example.com/#/r?y")
   })
 
   it("is idempotent", () => {

@@ -54,6 +54,22 @@ describe("crawl", () => {
     expect(errors).toBeUndefined() // another engine (another store) does not know the job
   })
 
+  it("holds each link to its own origin's robots.txt, fetching each once", async () => {
+    const other = await site({ pages: { "/private/y": {}, "/open": {} }, robots: "User-agent: *\nAllow: /\n" })
+    const s = await site({
+      pages: { "/": { links: ["/private/x", "/a", `${other.url}/private/y`, `${other.url}/open`] }, "/a": {} },
+      robots: "User-agent: *\nDisallow: /private\n",
+    })
+    const webdata = engine()
+    const job = await webdata.crawl(s.url, { sitemap: "skip", allowExternalLinks: true })
+    expect(job.data.map((document) => document.metadata.sourceURL).sort()).toEqual(
+      [`${s.url}/`, `${s.url}/a`, `${other.url}/private/y`, `${other.url}/open`].sort(),
+    )
+    expect((await webdata.getCrawlErrors(job.id)).robotsBlocked).toEqual([`${s.url}/private/x`])
+    expect(s.hits("/robots.txt")).toBe(1)
+    expect(other.hits("/robots.txt")).toBe(1)
+  })
+
   it("reports robots.txt-blocked URLs and keeps markdown only (links were only needed to crawl)", async () => {
     const s = await site({
       pages: { "/": { links: ["/a", "/private/x"] }, "/a": {}, "/private/x": {} },
