@@ -392,7 +392,7 @@ export const make = Effect.gen(function* () {
     const seen = new Set<string>()
     // One look-up per origin, not per link: a page's links mostly share one, and the cache's look-up is an effect of
     // its own (a page of 4 500 links spent ~30 % of its main-thread time in Effect's runtime on them, profiled).
-    const rulesByOrigin = new Map<string, RobotsRules | undefined>()
+    const rulesByOrigin = new Map<string, RobotsRules>()
     for (const [index, candidate] of candidates.entries()) {
       // A seed's sitemaps can list 50 000 URLs per sitemap: the event loop gets a turn every so often.
       if (index > 0 && index % STEPS_PER_TURN === 0) yield* yieldToEventLoop
@@ -400,11 +400,11 @@ export const make = Effect.gen(function* () {
       const next = crawl.taskOf(new URL(candidate.url, candidate.from).href, candidate.depth + 1)
       if (seen.has(next.key)) continue
       seen.add(next.key)
-      const origin = new URL(next.url).origin
-      let rules = rulesByOrigin.get(origin)
-      if (rules === undefined && !rulesByOrigin.has(origin)) {
-        rules = yield* rulesFor(crawl, next.url)
-        rulesByOrigin.set(origin, rules)
+      let rules: RobotsRules | undefined
+      if (!crawler.ignoreRobotsTxt) {
+        const origin = new URL(next.url).origin
+        if (!rulesByOrigin.has(origin)) rulesByOrigin.set(origin, yield* robots.rulesFor(next.url))
+        rules = rulesByOrigin.get(origin)
       }
       if (rules !== undefined && !rules.isAllowed(next.url)) robotsBlocked.push(next.url)
       else {
