@@ -149,6 +149,16 @@ describe("toExpressMiddleware()", () => {
   it("writes a body of stated length in one piece, with that length", async () => {
     const text = "ünïcode ".repeat(20_000)
     const app = express()
+    // Counts the writes before the end: a piped body arrives in several.
+    let writes = 0
+    app.use((_req, res, next) => {
+      const write = res.write.bind(res) as (...args: Array<unknown>) => boolean
+      res.write = ((...args: Array<unknown>) => {
+        writes++
+        return write(...args)
+      }) as typeof res.write
+      next()
+    })
     app.use(
       toExpressMiddleware(async () => {
         const bytes = new TextEncoder().encode(text)
@@ -163,6 +173,7 @@ describe("toExpressMiddleware()", () => {
       expect(response.headers.get("content-length")).toBe(String(Buffer.byteLength(text)))
       expect(response.headers.get("transfer-encoding")).toBeNull()
       expect(await response.text()).toBe(text)
+      expect(writes).toBe(0)
     } finally {
       await server.close()
     }
