@@ -19,23 +19,32 @@ const decompress = promisify(brotliDecompress)
 /** A stored value: the text, or its compressed bytes (better-sqlite3 reads a BLOB as a Buffer). */
 export type Stored = string | Uint8Array
 
-/** What to store for `text`: the text itself when short, else its brotli form. */
-export const pack = (text: string): Effect.Effect<Stored, StoreError> =>
-  text.length < COMPRESS_FROM_BYTES
-    ? Effect.succeed(text)
+const brotliOptions = (text: string) => ({
+  params: {
+    // Quality 1 of 11, brotli's fast encoder: on 60 real article pages (~160 KB) 0.83 ms a page for a ratio of 4.6,
+    // against 2.25 ms for 5.3 at quality 4; and under load (a scrape compresses two texts while 32 others wait for the
+    // same core) qualities 2 to 4 cost 2-6 ms more CPU off the main thread per scrape than 1 (bench/README.md,
+    // "Scrapes: where the CPU beyond the floor goes").
+    [constants.BROTLI_PARAM_QUALITY]: 1,
+    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+    [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
+  },
+})
+
+/**
+ * What to store for each of `texts`: the text itself when short, else its brotli form. One effect for the batch: a
+ * fiber per text costs a turn of the event loop each to resume, and a busy loop's turns are long.
+ */
+export const packAll = (texts: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Stored>, StoreError> =>
+  texts.every((text) => text.length < COMPRESS_FROM_BYTES)
+    ? Effect.succeed(texts)
     : Effect.tryPromise({
         try: () =>
-          compress(text, {
-            params: {
-              // Quality 1 of 11, brotli's fast encoder: on 60 real article pages (~160 KB) 0.83 ms a page for a
-              // ratio of 4.6, against 2.25 ms for 5.3 at quality 4; and under load (a scrape compresses two texts
-              // while 32 others wait for the same core) qualities 2 to 4 cost 2-6 ms more CPU off the main thread per
-              // scrape than 1 (bench/README.md, "Scrapes: where the CPU beyond the floor goes").
-              [constants.BROTLI_PARAM_QUALITY]: 1,
-              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-              [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
-            },
-          }),
+          Promise.all(
+            texts.map((text): Stored | Promise<Stored> =>
+              text.length < COMPRESS_FROM_BYTES ? text : compress(text, brotliOptions(text)),
+            ),
+          ),
         catch: (cause) => new StoreError({ reason: "InvalidData", message: "Cannot compress a stored text", cause }),
       })
 

@@ -139,16 +139,12 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
   /** A batch of the write-behind queue: the large texts compressed first (off the event loop), then one commit. */
   const writeQueued: WriteBehind.WriteBatch = ({ scrapes, cache, index }) =>
     Effect.gen(function* () {
-      const scrapeRows = yield* Effect.forEach(
-        scrapes,
-        (row) => Effect.map(Compression.pack(row.document), (document) => ({ ...row, document })),
-        { concurrency: "unbounded" },
-      )
-      const cacheRows = yield* Effect.forEach(
-        cache,
-        (row) => Effect.map(Compression.pack(row.body), (body) => ({ ...row, body })),
-        { concurrency: "unbounded" },
-      )
+      const packed = yield* Compression.packAll([
+        ...scrapes.map((row) => row.document),
+        ...cache.map((row) => row.body),
+      ])
+      const scrapeRows = scrapes.map((row, i) => ({ ...row, document: packed[i] as Compression.Stored }))
+      const cacheRows = cache.map((row, i) => ({ ...row, body: packed[scrapes.length + i] as Compression.Stored }))
       yield* exclusive((db) => {
         for (const row of scrapeRows) HotWrites.insertRow(db, "scrapes", row, "OR REPLACE")
         for (const row of cacheRows) HotWrites.insertRow(db, "scrape_cache", row, "OR REPLACE")

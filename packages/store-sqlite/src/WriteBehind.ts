@@ -11,7 +11,7 @@
  * `delayMs` later.
  */
 import type { IndexedPage, StoreError } from "@webdata/core/jobs"
-import { Duration, Effect, type Scope } from "effect"
+import { Deferred, Duration, Effect, FiberId, type Scope } from "effect"
 
 export interface ScrapeRow {
   readonly id: string
@@ -92,13 +92,21 @@ export const make = (
     // One flush at a time: two batches racing could let an older row land after a newer one.
     const lock = yield* Effect.makeSemaphore(1)
     let scheduled = false
+    // Flushes that took what was queued, and those of them written: a flush numbered n holds every row queued before
+    // it (or a newer row of the same key).
+    let taken = 0
+    let written = 0
 
     const flush = lock.withPermits(1)(
       Effect.suspend(() => {
         const scrapeEntries = [...scrapes.rows.entries()]
         const cacheEntries = [...cache.rows.entries()]
         const indexEntries = [...index.rows.entries()]
-        if (scrapeEntries.length + cacheEntries.length + indexEntries.length === 0) return Effect.void
+        const number = ++taken
+        if (scrapeEntries.length + cacheEntries.length + indexEntries.length === 0) {
+          written = number
+          return Effect.void
+        }
         const rows = <Row>(entries: ReadonlyArray<readonly [string, Row]>) => entries.map(([, row]) => row)
         return writeBatch({
           scrapes: rows(scrapeEntries),
@@ -110,6 +118,7 @@ export const make = (
               scrapes.written(scrapeEntries)
               cache.written(cacheEntries)
               index.written(indexEntries)
+              written = number
             }),
           ),
         )
@@ -138,10 +147,41 @@ export const make = (
       )
     })
 
-    /** Queues, then flushes at once (the writer waiting) when the queue is full, else soon. */
-    const queued = Effect.suspend(() =>
-      scrapes.bytes + cache.bytes + index.bytes >= options.maxBytes ? flush : schedule,
-    )
+    /**
+     * A flush that writers waiting for room share: the one under way, or one started now. Each waiting writer used to
+     * run a flush of its own in turn; under load a flush takes a few turns of a busy event loop, and the last of ~30
+     * writers in line waited 2-6 s for the others' flushes (bench/README.md, "Scrapes: the tail").
+     */
+    let shared: Deferred.Deferred<void, StoreError> | undefined
+    const sharedFlush: Effect.Effect<void, StoreError> = Effect.suspend(() => {
+      if (shared !== undefined) return Deferred.await(shared)
+      const done = Deferred.unsafeMake<void, StoreError>(FiberId.none)
+      shared = done
+      const run = Effect.flatMap(Effect.exit(flush), (exit) =>
+        Effect.suspend(() => {
+          shared = undefined
+          return Deferred.done(done, exit)
+        }),
+      )
+      // In the queue's scope: a writer that stops waiting does not stop the flush the others wait for.
+      return Effect.zipRight(Effect.forkIn(run, scope), Deferred.await(done))
+    })
+
+    const full = () => scrapes.bytes + cache.bytes + index.bytes >= options.maxBytes
+    /**
+     * Waits while the queue is at its bound (its memory bound: writers faster than the file wait), until a flush that
+     * took its row is written: at most the flush under way and the next, however many writers keep coming.
+     */
+    const room = (queuedAfter: number): Effect.Effect<void, StoreError> =>
+      Effect.suspend(() =>
+        full() && written <= queuedAfter ? Effect.zipRight(sharedFlush, room(queuedAfter)) : Effect.void,
+      )
+    /** Queues a row (`put`), then a flush soon; a writer that filled the queue waits for room. */
+    const enqueue = (put: () => void): Effect.Effect<void, StoreError> =>
+      Effect.suspend(() => {
+        put()
+        return Effect.zipRight(schedule, room(taken))
+      })
 
     // Closing the store writes what is queued (this finalizer runs before the database's, added earlier, closes it).
     yield* Effect.addFinalizer(() =>
@@ -149,22 +189,10 @@ export const make = (
     )
 
     return {
-      putScrape: (row) =>
-        Effect.zipRight(
-          Effect.sync(() => scrapes.put(row.id, row)),
-          queued,
-        ),
-      cacheSet: (row) =>
-        Effect.zipRight(
-          Effect.sync(() => cache.put(row.key, row)),
-          queued,
-        ),
+      putScrape: (row) => enqueue(() => scrapes.put(row.id, row)),
+      cacheSet: (row) => enqueue(() => cache.put(row.key, row)),
       scrape: (id) => scrapes.rows.get(id),
-      indexPage: (page) =>
-        Effect.zipRight(
-          Effect.sync(() => index.put(`${page.owner ?? ""}\u0000${page.url}`, page)),
-          queued,
-        ),
+      indexPage: (page) => enqueue(() => index.put(`${page.owner ?? ""}\u0000${page.url}`, page)),
       cached: (key) => cache.rows.get(key),
       flush,
     }

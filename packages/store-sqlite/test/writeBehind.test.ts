@@ -10,10 +10,11 @@ import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { it } from "@effect/vitest"
 import { JobStore, type JobStoreShape } from "@webdata/core/jobs"
-import { Effect, Option } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { afterAll, describe, expect } from "vitest"
 import { COMPRESS_FROM_BYTES } from "../src/Compression.js"
 import { SqliteJobStore } from "../src/index.js"
+import * as WriteBehind from "../src/WriteBehind.js"
 import { defaults } from "../src/WriteBehind.js"
 
 const dir = mkdtempSync(join(tmpdir(), "webdata-store-sqlite-wb-"))
@@ -170,5 +171,43 @@ describe("SQLite store: write-behind scrapes and cache entries", () => {
         ),
       )
     }),
+  )
+
+  // Live: writers and flushes overlap on the real clock.
+  it.live("a writer at the queue's bound waits for at most two flushes, however many writers keep coming", () =>
+    Effect.gen(function* () {
+      let flushes = 0
+      // A slow file: each batch takes 40 ms, while writers come every 5 ms, each filling the queue on its own.
+      const queue = yield* WriteBehind.make(
+        (batch) =>
+          Effect.sleep(40).pipe(
+            Effect.tap(() => {
+              if (batch.scrapes.length > 0) flushes++
+            }),
+          ),
+        { delayMs: 1_000, maxBytes: 10 },
+      )
+      const waits: Array<number> = []
+      const writers = []
+      for (let i = 0; i < 40; i++) {
+        writers.push(
+          yield* Effect.fork(
+            Effect.suspend(() => {
+              const before = flushes
+              return Effect.tap(
+                queue.putScrape({ id: `s-${i}`, owner: null, document: "x".repeat(20), expires_at: T0 }),
+                () => Effect.sync(() => waits.push(flushes - before)),
+              )
+            }),
+          ),
+        )
+        yield* Effect.sleep(5)
+      }
+      yield* Fiber.joinAll(writers)
+      expect(waits).toHaveLength(40)
+      // Each writer used to run a flush of its own in turn: the later ones waited for a dozen and more.
+      expect(Math.max(...waits)).toBeLessThanOrEqual(2)
+      expect(queue.scrape("s-39")).toBeUndefined()
+    }).pipe(Effect.scoped),
   )
 })
