@@ -3,8 +3,8 @@
  * connections), against the framework-free floor (`floor.mjs`) in the same run. Run: `npm run load -w @webdata/bench`.
  *
  * Each server is a child process on the compiled packages, pinned to one core (`taskset -c 1`, when present): webdata
- * on its defaults (a SQLite store in a temporary folder, content threads as many as that one core allows), the floor
- * likewise. The 100 KB page (the overhead benchmark's synthetic article) comes from a fixture process on the other
+ * as `npm start` runs it (its defaults: a SQLite store in a temporary folder, content threads as many as that one core
+ * allows; the young generation of its start command), the floor on Node's defaults. The 100 KB page (the overhead benchmark's synthetic article) comes from a fixture process on the other
  * core, where this process (autocannon) runs too. Lanes, each DURATION seconds (default 10), interleaved for ROUNDS
  * rounds (default 3): status reads (`GET /v2/crawl/{id}` of a finished one-page crawl) on the floor then on webdata,
  * then `POST /v2/scrape` (`maxAge: 0`: every request fetches) on the floor then on webdata.
@@ -85,7 +85,8 @@ const webdata = await start(
     WEBDATA_STORE: `sqlite:${join(folder, "webdata.db")}`,
     WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
   },
-  { core: 1, flags: PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] },
+  // The young generation `npm start` gives the server (package.json).
+  { core: 1, flags: ["--max-semi-space-size=64", ...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])] },
 )
 
 const json = async (response) => {
