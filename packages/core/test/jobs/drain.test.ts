@@ -62,7 +62,13 @@ describe("Drain: bounded worker runs", () => {
   })
 
   it("stops starting tasks before the deadline, gives back what runs at it, and reports the rest as due", async () => {
-    const pages = await site(30, 1500)
+    // The first 16 pages (one round of the worker's 16 slots) answer in 300 ms, the other 14 in 4 s: the first round
+    // ends long before the deadline even on a loaded machine (a fixed 1 500 ms a page left 800 ms to spare, too few
+    // beside other suites), and the second cannot end before it.
+    const spec = chainPages(30)
+    for (let i = 0; i < 30; i++) spec[`/p/${i}`] = { ...spec[`/p/${i}`], delayMs: i < 16 ? 300 : 4000 }
+    const pages = await startCrawlSite({ pages: spec })
+    open.push(pages)
     const runtime = engine()
     const started = await runtime.runPromise(
       Effect.flatMap(BatchScrape, (batch) =>
@@ -75,8 +81,10 @@ describe("Drain: bounded worker runs", () => {
     )
     const took = Date.now() - begun
     expect(took).toBeLessThan(3100)
-    // 16 at once, 1500 ms a page: the first round finishes (with 800 ms to spare on a busy machine), the second starts
-    // and is stopped at the deadline.
+    // Pages are taken in the batch's order.
+    expect(new Set(pages.requests.slice(0, 16).map((request) => request.path))).toEqual(
+      new Set(Array.from({ length: 16 }, (_, i) => `/p/${i}`)),
+    )
     expect(report).toMatchObject({ started: 30, released: 14, deliveriesSent: true })
     const after = await runtime.runPromise(job(started.job.id))
     expect(after.status).toBe("scraping")
