@@ -403,8 +403,11 @@ export const make = Effect.gen(function* () {
       let rules: RobotsRules | undefined
       if (!crawler.ignoreRobotsTxt) {
         const origin = new URL(next.url).origin
-        if (!rulesByOrigin.has(origin)) rulesByOrigin.set(origin, yield* robots.rulesFor(next.url))
         rules = rulesByOrigin.get(origin)
+        if (rules === undefined) {
+          rules = yield* robots.rulesFor(next.url)
+          rulesByOrigin.set(origin, rules)
+        }
       }
       if (rules !== undefined && !rules.isAllowed(next.url)) robotsBlocked.push(next.url)
       else {
