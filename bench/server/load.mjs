@@ -76,6 +76,13 @@ const cpuSeconds = (pid) => {
 }
 
 const path = (relative) => new URL(relative, import.meta.url).pathname
+/** Node's flags in `npm start` (the root package.json's script), so that the server runs here as it runs there. */
+const startFlags = (() => {
+  const { scripts } = JSON.parse(readFileSync(path("../../package.json"), "utf8"))
+  const command = /\bnode((?: --[^\s]+)*) packages\/server\/dist\/main\.js/.exec(scripts.start)
+  if (command === null) throw new Error("package.json's start script no longer runs packages/server/dist/main.js")
+  return command[1].trim().split(/\s+/).filter(Boolean)
+})()
 const site = await start(path("./loadSite.mjs"), {}, { core: 0 })
 const profileDir = join(folder, "profile")
 const webdata = await start(
@@ -86,8 +93,7 @@ const webdata = await start(
     WEBDATA_STORE: `sqlite:${join(folder, "webdata.db")}`,
     WEBDATA_ALLOW_PRIVATE_ADDRESSES: "1",
   },
-  // The young generation `npm start` gives the server (package.json).
-  { core: 1, flags: ["--max-semi-space-size=64", ...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])] },
+  { core: 1, flags: [...startFlags, ...(PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [])] },
 )
 
 const json = async (response) => {
