@@ -28,6 +28,8 @@ export interface ExpressMiddlewareOptions {
   readonly maxBodyBytes?: number
 }
 
+export const DEFAULT_MAX_BODY_BYTES = 60 * 1024 * 1024
+
 const BODYLESS = new Set(["GET", "HEAD"])
 
 const tooLarge = (res: ExpressResponse) =>
@@ -62,17 +64,24 @@ const badHost = (res: ExpressResponse) =>
 const hasParsedBody = (req: ExpressRequest): boolean =>
   req.body !== undefined && !Buffer.isBuffer(req.body) && typeof req.body !== "string"
 
-/** The body as bytes: re-serialised when a parser already consumed the stream, else read with a cap. */
-const readBody = async (req: ExpressRequest, maxBytes: number): Promise<Buffer | "too-large" | undefined> => {
+/**
+ * The body as bytes: re-serialised when a parser already consumed the stream, else read from `stream` (the request
+ * itself, unless `req` is a view of it) with a cap.
+ */
+const readBody = async (
+  req: ExpressRequest,
+  maxBytes: number,
+  stream: Readable = req,
+): Promise<Buffer | "too-large" | undefined> => {
   if (BODYLESS.has(req.method)) return undefined
   const parsed: unknown = req.body
   if (hasParsedBody(req)) return Buffer.from(JSON.stringify(parsed))
   if (Buffer.isBuffer(parsed)) return parsed
   if (typeof parsed === "string") return Buffer.from(parsed)
-  if (req.readableEnded) return undefined
+  if (stream.readableEnded) return undefined
   const chunks: Array<Buffer> = []
   let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
     size += chunk.length
     if (size > maxBytes) return "too-large"
     chunks.push(chunk)
@@ -132,28 +141,56 @@ const send = async (response: Response, res: ExpressResponse): Promise<void> => 
   })
 }
 
+/** Aborts when the client goes away before its answer was written. */
+const abortedOnClose = (res: ExpressResponse): AbortSignal => {
+  const aborter = new AbortController()
+  res.on("close", () => {
+    if (!res.writableFinished) aborter.abort()
+  })
+  return aborter.signal
+}
+
+/** What `handlePlain` may take: a GET (a status poll) or a POST (a scrape, whose body it reads only if it takes it). */
+const PLAIN_METHODS = new Set(["GET", "POST"])
+
 /**
- * Answers a GET that `handlePlain` takes (a status poll), under `mountPath`; false for any other request. `req` and
- * `res` carry Express's prototypes (its `ip`, `get` and trust settings); a failure goes to `onError`.
+ * Answers a request that `handlePlain` takes (a status poll, a scrape), under `mountPath`; false for any other
+ * request. `req` and `res` carry Express's prototypes (its `ip`, `get` and trust settings), `stream` is the request
+ * the body is read from (`req`, unless `req` is a view of it); a failure goes to `onError`.
  */
 export const answerPlain = (
   req: ExpressRequest,
   res: ExpressResponse,
   handlePlain: PlainHandlerFunction,
-  mountPath: string,
-  onError: (error: unknown) => void,
+  options: {
+    readonly mountPath: string
+    readonly maxBodyBytes: number
+    readonly stream?: Readable
+    readonly onError: (error: unknown) => void
+  },
 ): boolean => {
-  if (req.method !== "GET") return false
+  if (!PLAIN_METHODS.has(req.method)) return false
   const url = requestUrl(req)
-  const answer =
-    url === undefined
-      ? undefined
-      : handlePlain(
-          { method: "GET", url: url.href, headers: requestHeaders(req, false, mountPath) },
-          { clientAddress: req.ip },
-        )
+  if (url === undefined) return false
+  const post = req.method === "POST"
+  const reserialised = post && hasParsedBody(req)
+  const answer = handlePlain(
+    {
+      method: req.method,
+      url: url.href,
+      headers: requestHeaders(req, reserialised, options.mountPath),
+      ...(post
+        ? {
+            body: async (maxBytes: number) =>
+              (await readBody(req, Math.min(maxBytes, options.maxBodyBytes), options.stream)) ?? new Uint8Array(),
+            signal: abortedOnClose(res),
+          }
+        : {}),
+    },
+    { clientAddress: req.ip },
+  )
   if (answer === undefined) return false
-  answer.then((plain) => void res.writeHead(plain.status, plain.headers).end(plain.body), onError)
+  answer.then((plain) => void res.writeHead(plain.status, plain.headers).end(plain.body), options.onError)
   return true
 }
 
@@ -162,14 +199,14 @@ export const toExpressMiddleware = (
   handler: WebHandlerFunction,
   options: ExpressMiddlewareOptions = {},
 ): RequestHandler => {
-  const maxBodyBytes = options.maxBodyBytes ?? 60 * 1024 * 1024
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const { handlePlain } = options
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
-    if (handlePlain !== undefined && answerPlain(req, res, handlePlain, req.baseUrl, next)) return
-    const aborter = new AbortController()
-    res.on("close", () => {
-      if (!res.writableFinished) aborter.abort()
-    })
+    if (
+      handlePlain !== undefined &&
+      answerPlain(req, res, handlePlain, { mountPath: req.baseUrl, maxBodyBytes, onError: next })
+    )
+      return
     const run = async () => {
       if (FORBIDDEN_METHODS.has(req.method)) return void methodNotAllowed(res, req.method)
       const url = requestUrl(req)
@@ -182,7 +219,7 @@ export const toExpressMiddleware = (
         headers: requestHeaders(req, reserialised, req.baseUrl),
         // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
         ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
-        signal: aborter.signal,
+        signal: abortedOnClose(res),
       })
       await send(await handler(request, { clientAddress: req.ip }), res)
     }

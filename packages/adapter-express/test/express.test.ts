@@ -179,26 +179,38 @@ describe("toExpressMiddleware()", () => {
     }
   })
 
-  it("gives GETs to the plain handler first, with the headers the API would see, and the rest to the web handler", async () => {
+  it("gives GETs and POSTs to the plain handler first, with the headers the API would see, and the rest to the web handler", async () => {
     const seen: Array<{ url: string; headers: Readonly<Record<string, string | undefined>>; address?: string }> = []
     const app = express()
     app.use(
       "/api",
-      toExpressMiddleware(async (request) => new Response(`web ${request.method}`, { status: 202 }), {
-        handlePlain: (request, origin) => {
-          if (!request.url.endsWith("/hot")) return undefined
-          seen.push({
-            url: request.url,
-            headers: request.headers,
-            ...(origin?.clientAddress ? { address: origin.clientAddress } : {}),
-          })
-          return Promise.resolve({
-            status: 203,
-            headers: { "content-type": "text/plain", "x-plain": "yes" },
-            body: "plain",
-          })
+      toExpressMiddleware(
+        async (request) => new Response(`web ${request.method} ${await request.text()}`, { status: 202 }),
+        {
+          maxBodyBytes: 64,
+          handlePlain: (request, origin) => {
+            if (request.url.endsWith("/echo") && request.body !== undefined) {
+              const { body, signal } = request
+              return body(1024).then((read) => ({
+                status: 201,
+                headers: {},
+                body: `${signal?.aborted} ${read === "too-large" ? read : new TextDecoder().decode(read)}`,
+              }))
+            }
+            if (!request.url.endsWith("/hot")) return undefined
+            seen.push({
+              url: request.url,
+              headers: request.headers,
+              ...(origin?.clientAddress ? { address: origin.clientAddress } : {}),
+            })
+            return Promise.resolve({
+              status: 203,
+              headers: { "content-type": "text/plain", "x-plain": "yes" },
+              body: "plain",
+            })
+          },
         },
-      }),
+      ),
     )
     const server = await listen(app)
     try {
@@ -214,16 +226,53 @@ describe("toExpressMiddleware()", () => {
       expect(seen[0]?.headers["x-forwarded-host"]).toBeUndefined()
       expect(seen[0]?.address).toMatch(/127\.0\.0\.1/)
       const other = await fetch(`${server.url}/api/v2/other`)
-      expect([other.status, await other.text()]).toEqual([202, "web GET"])
-      const posted = await fetch(`${server.url}/api/v2/hot`, { method: "POST", body: "{}" })
-      expect([posted.status, await posted.text()]).toEqual([202, "web POST"])
+      expect([other.status, await other.text()]).toEqual([202, "web GET "])
+      // A POST the plain handler leaves reaches the web handler with its body unread; one it takes, it reads, under
+      // the smaller of its own cap and the adapter's.
+      const declined = await fetch(`${server.url}/api/v2/other`, { method: "POST", body: "{}" })
+      expect([declined.status, await declined.text()]).toEqual([202, "web POST {}"])
+      const echoed = await fetch(`${server.url}/api/v2/echo`, { method: "POST", body: '{"a":1}' })
+      expect([echoed.status, await echoed.text()]).toEqual([201, 'false {"a":1}'])
+      const large = await fetch(`${server.url}/api/v2/echo`, { method: "POST", body: "x".repeat(65) })
+      expect([large.status, await large.text()]).toEqual([201, "false too-large"])
       expect(seen).toHaveLength(1)
     } finally {
       await server.close()
     }
   })
 
-  it("plainFirst answers plain GETs before the app, reading the client address and forwarding headers as the app does", async () => {
+  it("gives the plain handler a body a parser in front already read, as JSON", async () => {
+    const app = express()
+    app.use(express.json())
+    app.use(
+      toExpressMiddleware(async () => new Response("unreachable"), {
+        handlePlain: (request) =>
+          request.body?.(1024).then((read) => ({
+            status: 200,
+            headers: { "x-length": String(request.headers["content-length"]) },
+            body: read === "too-large" ? read : new TextDecoder().decode(read),
+          })),
+      }),
+    )
+    const server = await listen(app)
+    try {
+      const response = await fetch(`${server.url}/v2/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: '{ "url" : "http://example.test" }',
+      })
+      // Re-serialised: its length is no longer the client's, so none is passed on.
+      expect([response.status, response.headers.get("x-length"), await response.text()]).toEqual([
+        200,
+        "undefined",
+        '{"url":"http://example.test"}',
+      ])
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("plainFirst answers plain GETs and POSTs before the app, reading the client address and forwarding headers as the app does", async () => {
     const seen: Array<{ headers: Readonly<Record<string, string | undefined>>; address?: string }> = []
     const app = express()
     // Loopback is a proxy this app trusts: its forwarding headers and X-Forwarded-For pass.
@@ -233,6 +282,12 @@ describe("toExpressMiddleware()", () => {
     const server = createServer(
       plainFirst(app, (request, origin) => {
         if (request.url.endsWith("/broken")) return Promise.reject(new Error("a bug"))
+        if (request.url.endsWith("/echo") && request.body !== undefined)
+          return request.body(1024).then((read) => ({
+            status: 201,
+            headers: {},
+            body: read === "too-large" ? read : new TextDecoder().decode(read),
+          }))
         if (!request.url.endsWith("/hot")) return undefined
         seen.push({ headers: request.headers, ...(origin?.clientAddress ? { address: origin.clientAddress } : {}) })
         return Promise.resolve({ status: 203, headers: { "x-plain": "yes" }, body: new TextEncoder().encode("plain") })
@@ -250,8 +305,10 @@ describe("toExpressMiddleware()", () => {
       expect(seen[0]?.headers["x-forwarded-prefix"]).toBeUndefined()
       const other = await fetch(`${url}/v2/other?x=1`)
       expect([other.status, await other.text()]).toEqual([202, "app GET /v2/other?x=1"])
-      const posted = await fetch(`${url}/v2/hot`, { method: "POST", body: "{}" })
-      expect([posted.status, await posted.text()]).toEqual([202, "app POST /v2/hot"])
+      const posted = await fetch(`${url}/v2/other`, { method: "POST", body: "{}" })
+      expect([posted.status, await posted.text()]).toEqual([202, "app POST /v2/other"])
+      const echoed = await fetch(`${url}/v2/echo`, { method: "POST", body: '{"b":2}' })
+      expect([echoed.status, await echoed.text()]).toEqual([201, '{"b":2}'])
       expect(seen).toHaveLength(1)
       // A bug in the plain path is the API's 500 envelope, as in the app.
       const broken = await fetch(`${url}/v2/broken`)

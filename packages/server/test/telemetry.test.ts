@@ -63,15 +63,18 @@ afterAll(async () => {
   await Promise.all([site.close(), receiver.close()])
 })
 
-const call = async (url: string, method: string, body?: unknown) => {
+const call = async (url: string, method: string, body?: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(url, {
     method,
-    headers: { "content-type": "application/json", authorization: `Bearer ${KEY}` },
+    headers: { "content-type": "application/json", authorization: `Bearer ${KEY}`, ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   })
   expect(response.status).toBe(200)
   return (await response.json()) as Record<string, unknown>
 }
+
+const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+const CALLER_SPAN = "00f067aa0ba902b7"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -80,11 +83,13 @@ describe("OpenTelemetry export", () => {
     const server = await serve({ port: 0 })
     let crawlId = ""
     try {
-      await call(`${server.url}/v2/scrape`, "POST", {
-        url: `${site.url}/article`,
-        formats: ["markdown"],
-        storeInCache: false,
-      })
+      // The caller's trace continues in the server's (W3C trace context).
+      await call(
+        `${server.url}/v2/scrape`,
+        "POST",
+        { url: `${site.url}/article`, formats: ["markdown"], storeInCache: false },
+        { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` },
+      )
       crawlId = (await call(`${server.url}/v2/crawl`, "POST", { url: site.url, limit: 2 })).id as string
       for (let waited = 0; ; waited += 100) {
         const status = await call(`${server.url}/v2/crawl/${crawlId}`, "GET")
@@ -127,7 +132,7 @@ describe("OpenTelemetry export", () => {
 
     // The scrape: one trace from the request to the fetch and the content.
     const scrapeRoot = spans.find((span) => span.name === "POST /v2/scrape")
-    expect(scrapeRoot).toBeDefined()
+    expect([scrapeRoot?.traceId, scrapeRoot?.parentSpanId]).toEqual([CALLER_TRACE, CALLER_SPAN])
     const scrapeSpans = spans.filter((span) => span.traceId === scrapeRoot?.traceId)
     const scrapeFetch = scrapeSpans.find((span) => span.name === "Fetcher.fetch")
     expect(scrapeFetch && ancestry(scrapeFetch)).toEqual([

@@ -1,6 +1,6 @@
 /** What jobs and scrapes produced (documents, errors, stored scrapes), browser profiles and the scrape cache. */
 import type { SqlClient } from "@effect/sql"
-import { decodeJson, encodeJson, type JobStoreShape } from "@webdata/core/jobs"
+import { decodeJson, encodeJson, encodeScrapeDocument, type JobStoreShape } from "@webdata/core/jobs"
 import { Array as Arr, Effect, Option } from "effect"
 import { changes, type Db } from "./Db.js"
 import {
@@ -67,11 +67,11 @@ export const make = ({ sql, run, transaction, snapshot, lockJob }: Db): Results 
       }),
     ),
 
-  putScrape: ({ id, owner, document, expiresAt }) =>
-    Effect.flatMap(encodeJson(document), (json) =>
+  putScrape: (scrape) =>
+    Effect.flatMap(encodeScrapeDocument(scrape), (json) =>
       run(
         Effect.asVoid(sql`
-          INSERT INTO scrapes ${sql.insert({ id, owner, document: json, expires_at: expiresAt })}
+          INSERT INTO scrapes ${sql.insert({ id: scrape.id, owner: scrape.owner, document: json, expires_at: scrape.expiresAt })}
           ON CONFLICT (id) DO UPDATE
           SET owner = EXCLUDED.owner, document = EXCLUDED.document, expires_at = EXCLUDED.expires_at`),
       ),

@@ -14,6 +14,7 @@ import {
   encodeDelivery,
   encodeJson,
   encodeOptionalJson,
+  encodeScrapeDocument,
   encodeTaskDeliveries,
   type Job,
   JobStore,
@@ -269,8 +270,8 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
         )
       }),
 
-    putScrape: ({ id, owner, document, expiresAt }) =>
-      Effect.flatMap(encodeJson(document), (json) =>
+    putScrape: ({ id, owner, expiresAt, ...scrape }) =>
+      Effect.flatMap(encodeScrapeDocument({ id, owner, expiresAt, ...scrape }), (json) =>
         Effect.asVoid(
           exec(kept.putScrape, [id, expiresAt, "document", json, ...(owner !== null ? ["owner", owner] : [])]),
         ),

@@ -21,6 +21,7 @@ import {
   encodeDelivery,
   encodeJson,
   encodeOptionalJson,
+  encodeScrapeDocument,
   encodeTaskDeliveries,
   JobStore,
   type JobStoreShape,
@@ -425,9 +426,9 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
         ),
       ),
 
-    putScrape: ({ id, owner, document, expiresAt }) =>
-      Effect.flatMap(encodeJson(document), (json) =>
-        queue.putScrape({ id, owner, document: json, expires_at: expiresAt }),
+    putScrape: (scrape) =>
+      Effect.flatMap(encodeScrapeDocument(scrape), (json) =>
+        queue.putScrape({ id: scrape.id, owner: scrape.owner, document: json, expires_at: scrape.expiresAt }),
       ),
 
     getScrape: (id) =>

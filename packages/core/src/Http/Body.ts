@@ -16,8 +16,26 @@ export const readJsonBody = (
   Effect.gen(function* () {
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > maxBytes) return yield* tooLarge
-    const text = yield* request.text.pipe(Effect.mapError(() => malformed))
-    if (Buffer.byteLength(text) > maxBytes) return yield* tooLarge
-    if (text.trim() === "") return {}
-    return yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => malformed })
+    return yield* jsonOfText(yield* request.text.pipe(Effect.mapError(() => malformed)), maxBytes)
   })
+
+/** The value of a request body's text, as `readJsonBody` reads it: nothing sent is `{}`. */
+export const jsonOfText = (text: string, maxBytes: number = MAX_BODY_BYTES): Effect.Effect<unknown, RequestError> => {
+  if (Buffer.byteLength(text) > maxBytes) return Effect.fail(tooLarge)
+  if (text.trim() === "") return Effect.succeed({})
+  return Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => malformed })
+}
+
+/** A body the host read of a request with `declaredLength` (its `content-length`), as `readJsonBody` reads it. */
+export const jsonOfBody = (
+  declaredLength: string | undefined,
+  read: (maxBytes: number) => Promise<Uint8Array | "too-large">,
+  maxBytes: number = MAX_BODY_BYTES,
+): Effect.Effect<unknown, RequestError> =>
+  Number(declaredLength ?? "0") > maxBytes
+    ? Effect.fail(tooLarge)
+    : Effect.flatMap(Effect.tryPromise({ try: () => read(maxBytes), catch: () => malformed }), (bytes) =>
+        bytes === "too-large" ? Effect.fail(tooLarge) : jsonOfText(utf8.decode(bytes), maxBytes),
+      )
+
+const utf8 = new TextDecoder()

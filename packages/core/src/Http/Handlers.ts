@@ -2,16 +2,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect, Layer } from "effect"
-import { decodeStrict } from "../Domain/Decode.js"
 import { decodeMapRequest } from "../Domain/MapRequest.js"
 import { decodeParseOptions } from "../Domain/ParseOptions.js"
-import { ScrapeRequest } from "../Domain/ScrapeOptions.js"
 import { decodeSearchRequest } from "../Domain/SearchRequest.js"
 import { JobControl } from "../Jobs/JobControl.js"
 import { newId } from "../Jobs/JobStore.js"
 import { MapService } from "../Map.js"
 import { Parse } from "../Parse.js"
-import { Scrape } from "../Scrape.js"
 import { Search } from "../Search.js"
 import { CREDITS_PER_PAGE, CREDITS_PER_REQUEST } from "../Tenants/Costing.js"
 import { Usage } from "../Tenants/Usage.js"
@@ -28,31 +25,18 @@ import { MetricsHandlers, ProbeHandlers } from "./ProbeHandlers.js"
 import { PublicHandlers } from "./PublicHandlers.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { respond } from "./Respond.js"
+import { makeScrapeAnswer } from "./ScrapeAnswer.js"
 import { ServerConfig } from "./ServerConfig.js"
 import { TeamHandlers } from "./TeamHandlers.js"
 import { readUpload } from "./Upload.js"
 import { V1Handlers } from "./V1Handlers.js"
 
-const decodeScrapeRequest = decodeStrict(ScrapeRequest)
-
 export const ScrapeHandlers = HttpApiBuilder.group(WebdataApi, "scrape", (handlers) =>
   Effect.gen(function* () {
-    const scraper = yield* Scrape
+    const scrapeAnswer = yield* makeScrapeAnswer
     const control = yield* JobControl
-    const usage = yield* Usage
     return handlers
-      .handleRaw("scrape", ({ request }) =>
-        respond(
-          Effect.gen(function* () {
-            const input = yield* decodeScrapeRequest(yield* readJsonBody(request))
-            const owner = (yield* Caller).owner
-            const data = yield* scraper.scrape({ ...input, owner })
-            yield* usage.charge(owner, { credits: CREDITS_PER_PAGE })
-            if (!input.zeroDataRetention) yield* control.keepScrape(data, owner)
-            return { success: true, data }
-          }),
-        ),
-      )
+      .handleRaw("scrape", ({ request }) => respond(Effect.flatMap(readJsonBody(request), scrapeAnswer)))
       .handleRaw("scrapeById", ({ path }) =>
         respond(
           Effect.gen(function* () {

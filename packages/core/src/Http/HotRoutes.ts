@@ -1,6 +1,7 @@
 /**
- * The status polls, `GET /v2/crawl/{id}` and `GET /v2/batch/scrape/{id}`, answered without the API's generic request
- * path: every client of a job polls it, so they are most of a busy server's requests. HttpApi's router and a web
+ * The requests a host may hand over as plain data, answered without the API's generic request path: the status polls,
+ * `GET /v2/crawl/{id}` and `GET /v2/batch/scrape/{id}` (here), and `POST /v2/scrape` (`HotScrape.ts`). Every client of
+ * a job polls it, so polls are most of a busy server's requests; a scrape is the most frequent request with a body. HttpApi's router and a web
  * `Request`/`Response` pair cost ~0.5 ms of CPU per request on a small machine, several times the status read itself
  * (bench/README.md, "Server under load"); here a host hands the request over as plain data and gets the answer back
  * as plain data.
@@ -16,17 +17,19 @@
  * other poll (a key the store must be asked about, a limit to count, a refusal, a 404, zero data retention, a store
  * that must be waited for) runs the effect.
  */
-import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef, LogLevel, Runtime } from "effect"
 import { JobControl, type StatusTexts } from "../Jobs/JobControl.js"
 import type { JobKind } from "../Jobs/JobStore.js"
 import { requestLogLevel } from "../Process/Logging.js"
+import type { Scrape } from "../Scrape.js"
 import type { KeyRing } from "../Tenants/KeyRing.js"
 import type { Quotas } from "../Tenants/Quotas.js"
+import type { Usage } from "../Tenants/Usage.js"
 import { Caller } from "./Api.js"
 import * as Auth from "./Auth.js"
 import { ClientAddress } from "./ClientAddress.js"
 import { failureResponse } from "./ErrorResponse.js"
+import * as HotScrape from "./HotScrape.js"
 import { jobStatus, statusAnswer, statusRequestOf } from "./JobHandlers.js"
 import {
   countRequest,
@@ -37,24 +40,10 @@ import {
   requestLine,
   requestLineLevel,
 } from "./Observe.js"
+import { bearerToken, corsHeaders, type PlainRequest, type PlainResponse, pathAndQuery, toPlain } from "./Plain.js"
 import { publicBaseOf } from "./PublicUrl.js"
 import { templateOf } from "./Routes.js"
 import type { ServerConfig } from "./ServerConfig.js"
-
-/** A request as a host has it before building a web `Request`. */
-export interface PlainRequest {
-  readonly method: string
-  /** The absolute URL, on the connection's scheme and the `Host` the client sent. */
-  readonly url: string
-  /** Lower-case names, as Node gives them; forwarding headers only from proxies the host trusts. */
-  readonly headers: Readonly<Record<string, string | undefined>>
-}
-
-export interface PlainResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Uint8Array | string
-}
 
 /** The jobs whose status polls are hot routes. */
 type PolledKind = Extract<JobKind, "crawl" | "batch">
@@ -70,12 +59,6 @@ interface StatusPoll {
 const STATUS_PATH =
   /^\/v2\/(crawl|batch\/scrape)\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\?(.*))?$/i
 const PAGE_PARAMETER = /^(skip|limit)=(\d{1,9})$/
-
-/** The path and query of an absolute URL, without parsing it whole (the host built it). */
-const pathAndQuery = (url: string): string => {
-  const start = url.indexOf("/", url.indexOf("//") + 2)
-  return start < 0 ? "/" : url.slice(start)
-}
 
 /** The status poll `request` is, when it is a plain one (else the API answers it). */
 export const statusPoll = (request: PlainRequest): StatusPoll | undefined => {
@@ -93,33 +76,6 @@ export const statusPoll = (request: PlainRequest): StatusPoll | undefined => {
 
 const utf8 = new TextEncoder()
 
-const bearerToken = (authorization: string | undefined): string =>
-  /^\s*bearer\s+(.*)$/i.exec(authorization ?? "")?.[1] ?? ""
-
-/** The headers the API's CORS middleware adds to an answer of a request that is not a preflight. */
-export const corsHeaders = (exposedHeaders: ReadonlyArray<string>): Readonly<Record<string, string>> => ({
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": exposedHeaders.join(","),
-})
-
-const toPlain = (
-  response: HttpServerResponse.HttpServerResponse,
-  extra: Readonly<Record<string, string>>,
-): PlainResponse => {
-  const { body } = response
-  // The answers here are JSON or empty (a 499); no stream or form.
-  const content = body._tag === "Uint8Array" ? body.body : ""
-  return {
-    status: response.status,
-    headers: {
-      ...(body._tag === "Uint8Array" ? { "content-type": body.contentType } : {}),
-      ...response.headers,
-      ...extra,
-    },
-    body: content,
-  }
-}
-
 /**
  * Answers a hot route's request; undefined when the request is not one (the API answers it). The answer is at hand
  * when it needs no store but reads that do not wait and no limit to count (`answerNow`), else an effect.
@@ -132,7 +88,7 @@ export type AnswerHot = (
 /** The answerer of the hot routes, over the services of the API. */
 export const make = (options: {
   readonly exposedHeaders: ReadonlyArray<string>
-}): Effect.Effect<AnswerHot, never, JobControl | KeyRing | Quotas | ServerConfig> =>
+}): Effect.Effect<AnswerHot, never, JobControl | KeyRing | Quotas | Scrape | ServerConfig | Usage> =>
   Effect.gen(function* () {
     const { authorize, authorizeNow } = yield* Auth.makeAuthorize
     const control = yield* JobControl
@@ -142,6 +98,7 @@ export const make = (options: {
     const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
     const metricTags = yield* FiberRef.get(FiberRef.currentMetricLabels)
     const cors = corsHeaders(options.exposedHeaders)
+    const answerScrape = yield* HotScrape.make({ cors })
     // Every poll of a kind has the same route template: looked up once.
     const anyId = "00000000-0000-0000-0000-000000000000"
     const routes: Record<PolledKind, string> = {
@@ -183,6 +140,7 @@ export const make = (options: {
     }
 
     return (request, clientAddress) => {
+      if (HotScrape.isHotScrape(request)) return answerScrape(request, clientAddress)
       const poll = statusPoll(request)
       if (poll === undefined) return undefined
       const { headers } = request

@@ -26,6 +26,7 @@ import { failureResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
 import * as HotRoutes from "./HotRoutes.js"
 import { observe, tracing } from "./Observe.js"
+import type { PlainRequest, PlainResponse } from "./Plain.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { allowedMethods } from "./Routes.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -39,13 +40,10 @@ export interface RequestOrigin {
 export interface WebHandler {
   readonly handler: (request: Request, origin?: RequestOrigin) => Promise<Response>
   /**
-   * The hottest requests (status polls) from their plain data, without a web `Request` (see `HotRoutes.ts`): the
-   * same answer as `handler`'s, or undefined for any other request, which the host then gives to `handler`.
+   * The hottest requests (status polls, scrapes) from their plain data, without a web `Request` (see `HotRoutes.ts`):
+   * the same answer as `handler`'s, or undefined for any other request, which the host then gives to `handler`.
    */
-  readonly handlePlain: (
-    request: HotRoutes.PlainRequest,
-    origin?: RequestOrigin,
-  ) => Promise<HotRoutes.PlainResponse> | undefined
+  readonly handlePlain: (request: PlainRequest, origin?: RequestOrigin) => Promise<PlainResponse> | undefined
   /**
    * The events of the WebSocket `/v2/crawl/{id}` (kind `crawl`) or `/v2/batch/scrape/{id}` (kind `batch`) for the key
    * the client offered (see `CrawlWatch.offeredToken`): messages to send, then one close. Stop iterating (`return()`)
@@ -106,6 +104,8 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
 /** Response headers a browser client on another origin may read: a request's id and when to retry after a 429. */
 const EXPOSED_HEADERS = ["x-request-id", "retry-after"]
 
+const CLIENT_GONE: PlainResponse = { status: 499, headers: {}, body: "" }
+
 /** The API's layer: contract, handlers and auth, over the engine services and the server settings. */
 export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(
   Layer.provide(Handlers.layer),
@@ -155,14 +155,19 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
     )
     return building
   }
-  const handlePlain = (request: HotRoutes.PlainRequest, origin?: RequestOrigin) => {
+  const handlePlain = (request: PlainRequest, origin?: RequestOrigin) => {
     if (answerHot === undefined) {
       void buildHot()
       return undefined
     }
     const answer = answerHot(request, origin?.clientAddress)
     if (answer === undefined) return undefined
-    return Effect.isEffect(answer) ? hotRuntime.runPromise(answer) : Promise.resolve(answer)
+    if (!Effect.isEffect(answer)) return Promise.resolve(answer)
+    const { signal } = request
+    // A client that went away stops the work; nobody is left to read its answer (the API's path says 499 too).
+    return hotRuntime
+      .runPromise(answer, signal === undefined ? undefined : { signal })
+      .catch((error: unknown) => (signal?.aborted === true ? CLIENT_GONE : Promise.reject(error)))
   }
   return {
     handlePlain,

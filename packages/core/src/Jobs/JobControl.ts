@@ -106,7 +106,8 @@ export class JobControl extends Context.Tag("@webdata/core/JobControl")<
      */
     readonly documents: (id: string, skip: number) => Stream.Stream<Document, StoreError>
     /** Keeps a scrape's document for `GET /v2/scrape/{id}` for the job TTL (not with zero data retention). */
-    readonly keepScrape: (document: Document, owner: Owner) => Effect.Effect<void, StoreError>
+    /** `documentJson`: the document's JSON text when the caller has it (the answer it sends), not made again. */
+    readonly keepScrape: (document: Document, owner: Owner, documentJson?: string) => Effect.Effect<void, StoreError>
     /** A kept scrape of `owner`; else a 404. */
     readonly getScrape: (id: string, owner: Owner) => Effect.Effect<Document, RequestError | StoreError>
   }
@@ -187,11 +188,12 @@ export const make = Effect.gen(function* () {
       }),
     )
 
-  const keepScrape = (document: Document, owner: Owner) =>
+  const keepScrape = (document: Document, owner: Owner, documentJson?: string) =>
     store.putScrape({
       id: document.metadata.scrapeId,
       owner,
       document,
+      documentJson,
       expiresAt: Date.now() + config.jobTtlMs,
     })
 

@@ -178,6 +178,8 @@ export interface StoredScrape {
   readonly id: string
   readonly owner: string | null
   readonly document: unknown
+  /** The document's JSON text, when the caller already has it (the answer it sent): stored as is. */
+  readonly documentJson?: string | undefined
   readonly expiresAt: number
 }
 

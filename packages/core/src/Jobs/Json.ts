@@ -1,6 +1,6 @@
 /** JSON columns of the stores: what goes in must serialise, and what comes out must parse, or it is a `StoreError`. */
 import { Effect } from "effect"
-import { type NewDelivery, StoreError, type TaskDeliveries } from "./JobStore.js"
+import { type NewDelivery, type StoredScrape, StoreError, type TaskDeliveries } from "./JobStore.js"
 
 /** The JSON text of a value (`undefined` is stored as `null`). */
 export const encodeJson = (value: unknown): Effect.Effect<string, StoreError> =>
@@ -9,6 +9,10 @@ export const encodeJson = (value: unknown): Effect.Effect<string, StoreError> =>
     catch: (cause) =>
       new StoreError({ reason: "InvalidData", message: `Value is not serialisable to JSON: ${cause}`, cause }),
   })
+
+/** The JSON text of a kept scrape's document: the caller's when it gave it. */
+export const encodeScrapeDocument = (scrape: StoredScrape): Effect.Effect<string, StoreError> =>
+  scrape.documentJson !== undefined ? Effect.succeed(scrape.documentJson) : encodeJson(scrape.document)
 
 /** The JSON text of an optional value (absent stays absent). */
 export const encodeOptionalJson = (value: unknown): Effect.Effect<string | undefined, StoreError> =>

@@ -27,7 +27,14 @@ import {
   type TaskError,
   type TaskStatus,
 } from "./JobStore.js"
-import { deliveriesToQueue, encodeDelivery, encodeJson, encodeOptionalJson, encodeTaskDeliveries } from "./Json.js"
+import {
+  deliveriesToQueue,
+  encodeDelivery,
+  encodeJson,
+  encodeOptionalJson,
+  encodeScrapeDocument,
+  encodeTaskDeliveries,
+} from "./Json.js"
 import { MemoryCounters } from "./MemoryCounters.js"
 import { MemoryGates } from "./MemoryGates.js"
 import { MemoryOutbox } from "./MemoryOutbox.js"
@@ -521,9 +528,9 @@ export const make = (options: MemoryJobStoreOptions = {}): JobStoreShape => {
         return { errors: [...(jobRow?.errors ?? [])], robotsBlocked: [...(jobRow?.robotsBlocked ?? [])] }
       }),
 
-    putScrape: ({ id, owner, document, expiresAt }) =>
-      Effect.map(encodeJson(document), (json) => {
-        scrapes.set(id, { owner, json, expiresAt })
+    putScrape: (scrape) =>
+      Effect.map(encodeScrapeDocument(scrape), (json) => {
+        scrapes.set(scrape.id, { owner: scrape.owner, json, expiresAt: scrape.expiresAt })
       }),
 
     getScrape: (id) =>
