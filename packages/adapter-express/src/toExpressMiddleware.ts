@@ -166,6 +166,8 @@ export const answerPlain = (
     readonly mountPath: string
     readonly maxBodyBytes: number
     readonly stream?: Readable
+    /** Aborts when the client goes away (made here for a POST when not given). */
+    readonly signal?: AbortSignal
     readonly onError: (error: unknown) => void
   },
 ): boolean => {
@@ -183,7 +185,7 @@ export const answerPlain = (
         ? {
             body: async (maxBytes: number) =>
               (await readBody(req, Math.min(maxBytes, options.maxBodyBytes), options.stream)) ?? new Uint8Array(),
-            signal: abortedOnClose(res),
+            signal: options.signal ?? abortedOnClose(res),
           }
         : {}),
     },
@@ -202,9 +204,10 @@ export const toExpressMiddleware = (
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const { handlePlain } = options
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    const signal = abortedOnClose(res)
     if (
       handlePlain !== undefined &&
-      answerPlain(req, res, handlePlain, { mountPath: req.baseUrl, maxBodyBytes, onError: next })
+      answerPlain(req, res, handlePlain, { mountPath: req.baseUrl, maxBodyBytes, signal, onError: next })
     )
       return
     const run = async () => {
@@ -219,7 +222,7 @@ export const toExpressMiddleware = (
         headers: requestHeaders(req, reserialised, req.baseUrl),
         // Node accepts a Buffer as a body; the DOM typings only know ArrayBuffer-backed views.
         ...(body !== undefined ? { body: body as unknown as BodyInit } : {}),
-        signal: abortedOnClose(res),
+        signal,
       })
       await send(await handler(request, { clientAddress: req.ip }), res)
     }

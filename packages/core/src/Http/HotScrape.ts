@@ -1,7 +1,7 @@
 /**
  * `POST /v2/scrape` answered without the API's generic request path (see `HotRoutes.ts`): the router, the web
- * `Request`/`Response` pair, their body streams and the host's conversion to them cost ~1 ms of CPU per scrape on a
- * small machine, a tenth of a scrape of a 100 KB page (bench/README.md, "Scrapes: the hot route").
+ * `Request`/`Response` pair, their body streams and the host's conversion to them cost ~1.5 ms of CPU per scrape of a
+ * 100 KB page on one core, a seventh of it (bench/README.md, "Scrapes: the hot route").
  *
  * The answer is the API's: the same key check and limits, body limit and JSON errors, the same handler
  * (`ScrapeAnswer.ts`), the same envelope, request id, metrics, log line, CORS headers and server span. Only the

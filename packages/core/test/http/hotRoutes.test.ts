@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Crawl } from "../../src/Crawl.js"
 import * as Engine from "../../src/Engine.js"
 import * as HotRoutes from "../../src/Http/HotRoutes.js"
-import { type PlainRequest, statusPoll } from "../../src/Http/HotRoutes.js"
+import { statusPoll } from "../../src/Http/HotRoutes.js"
+import type { PlainResponse } from "../../src/Http/Plain.js"
 import * as ServerConfig from "../../src/Http/ServerConfig.js"
 import { makeWebHandler, type WebHandler } from "../../src/Http/WebHandler.js"
 import type { JobControl } from "../../src/Jobs/JobControl.js"
@@ -18,6 +19,7 @@ import * as KeyRing from "../../src/Tenants/KeyRing.js"
 import { parseLimits } from "../../src/Tenants/Limits.js"
 import * as Quotas from "../../src/Tenants/Quotas.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
+import { bothAnswers as answersOf, expectSameRateLimit } from "../support/plainAnswers.js"
 
 const KEY_A = "key-a-0123456789abcdef"
 const KEY_B = "key-b-0123456789abcdef"
@@ -50,26 +52,13 @@ const finished = async (path: string, key: string) => {
   }
 }
 
-/** The answer of both paths to a GET of `path` with `headers`: status, headers (sorted) and body. */
-const bothAnswers = async (path: string, headers: Record<string, string>) => {
-  const request: PlainRequest = { method: "GET", url: `${ORIGIN}${path}`, headers: { host: "api.test", ...headers } }
-  const answer = web.handlePlain(request)
-  if (answer === undefined) throw new Error(`not a hot route: ${path}`)
-  const plain = await answer
-  const response = await web.handler(new Request(`${ORIGIN}${path}`, { headers }))
-  const decoder = new TextDecoder()
-  const comparable = (entries: Iterable<[string, string]>) =>
-    [...entries].filter(([name]) => name !== "x-request-id" || headers["x-request-id"] !== undefined).sort()
-  return {
-    plain: {
-      status: plain.status,
-      headers: comparable(Object.entries(plain.headers)),
-      body: typeof plain.body === "string" ? plain.body : decoder.decode(plain.body),
-    },
-    web: { status: response.status, headers: comparable(response.headers), body: await response.text() },
-    plainRequestId: plain.headers["x-request-id"],
-  }
-}
+/** The answer of both paths to a GET of `path` with `headers`. */
+const bothAnswers = (path: string, headers: Record<string, string>) =>
+  answersOf(
+    web,
+    { method: "GET", url: `${ORIGIN}${path}`, headers: { host: "api.test", ...headers } },
+    new Request(`${ORIGIN}${path}`, { headers }),
+  )
 
 beforeAll(async () => {
   site = await startFixtureSite()
@@ -132,11 +121,7 @@ describe("hot routes", () => {
     // The tight key's crawl is not its own: 404 twice (one limit's worth), then 429 on both paths.
     expect([first.plain.status, first.web.status]).toEqual([404, 404])
     const { plain, web: generic } = await bothAnswers(path, bearer(TIGHT))
-    // The message counts the requests so far, one more on the second path.
-    const code = (body: string) => JSON.parse(body).code
-    expect({ ...plain, body: code(plain.body) }).toEqual({ ...generic, body: code(generic.body) })
-    expect([plain.status, code(plain.body)]).toEqual([429, "RATE_LIMIT_EXCEEDED"])
-    expect(plain.headers.find(([name]) => name === "retry-after")?.[1]).toMatch(/^\d+$/)
+    expectSameRateLimit(plain, generic)
   })
 
   it("count each answer in the metrics as the API does", async () => {
@@ -239,7 +224,7 @@ describe("hot routes without Effect", () => {
     try {
       const answer = poll(`/v2/crawl/${id}`, bearer(KEY_A))
       expect(answer !== undefined && Effect.isEffect(answer)).toBe(true)
-      const response = await runtime.runPromise(answer as Effect.Effect<HotRoutes.PlainResponse, never, JobControl>)
+      const response = await runtime.runPromise(answer as Effect.Effect<PlainResponse, never, JobControl>)
       expect(response.status).toBe(200)
     } finally {
       await runtime.dispose()

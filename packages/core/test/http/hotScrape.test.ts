@@ -13,6 +13,7 @@ import { makeWebHandler, type WebHandler } from "../../src/Http/WebHandler.js"
 import { entryOf } from "../../src/Tenants/ApiKey.js"
 import { parseLimits } from "../../src/Tenants/Limits.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
+import { bothAnswers as answersOf, expectSameRateLimit } from "../support/plainAnswers.js"
 
 const KEY = "key-a-0123456789abcdef"
 const TIGHT = "key-t-0123456789abcdef"
@@ -42,30 +43,14 @@ const plainRequest = (text: string, headers: Record<string, string>, signal?: Ab
   ...(signal !== undefined ? { signal } : {}),
 })
 
-/** What both paths answer to a POST of `text` with `headers`: status, headers (sorted) and body. */
-const bothAnswers = async (text: string, headers: Record<string, string>) => {
-  const answer = web.handlePlain(plainRequest(text, headers))
-  if (answer === undefined) throw new Error("not a hot route")
-  const plain = await answer
-  const response = await web.handler(
+/** What both paths answer to a POST of `text` with `headers` (a scrape's length varies with its id's). */
+const bothAnswers = (text: string, headers: Record<string, string>) =>
+  answersOf(
+    web,
+    plainRequest(text, headers),
     new Request(URL_, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text }),
+    ["content-length"],
   )
-  // The request id is each answer's own, unless the caller chose it; a scrape's length varies with its id's.
-  const comparable = (entries: Iterable<[string, string]>) =>
-    [...entries]
-      .filter(
-        ([name]) => (name !== "x-request-id" || headers["x-request-id"] !== undefined) && name !== "content-length",
-      )
-      .sort()
-  return {
-    plain: {
-      status: plain.status,
-      headers: comparable(Object.entries(plain.headers)),
-      body: typeof plain.body === "string" ? plain.body : decoder.decode(plain.body),
-    },
-    web: { status: response.status, headers: comparable(response.headers), body: await response.text() },
-  }
-}
 
 /** A scrape's answer without what differs from one scrape to the next. */
 const withoutIds = (body: string) => {
@@ -140,10 +125,7 @@ describe("the hot scrape route", () => {
     const first = await bothAnswers(text, bearer(TIGHT))
     expect([first.plain.status, first.web.status]).toEqual([200, 200])
     const { plain, web: generic } = await bothAnswers(text, bearer(TIGHT))
-    const code = (body: string) => JSON.parse(body).code
-    expect({ ...plain, body: code(plain.body) }).toEqual({ ...generic, body: code(generic.body) })
-    expect([plain.status, code(plain.body)]).toEqual([429, "RATE_LIMIT_EXCEEDED"])
-    expect(plain.headers.find(([name]) => name === "retry-after")?.[1]).toMatch(/^\d+$/)
+    expectSameRateLimit(plain, generic)
   })
 
   it("keeps the scrape for GET /v2/scrape/{id}, for its caller only", async () => {
