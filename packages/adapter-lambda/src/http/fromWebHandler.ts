@@ -21,8 +21,8 @@ export type WebHandlerFunction = (
 
 export interface HttpHandlerOptions extends RequestOptions, ResultOptions {
   /**
-   * Answers the GETs it knows (status polls) without a web `Request` and `Response`, which cost more than the answer;
-   * the others go to the web handler.
+   * Answers the requests it knows (status polls, scrapes) without a web `Request` and `Response`, which cost more than
+   * the answer; the others go to the web handler.
    */
   readonly handlePlain?: PlainHandlerFunction
 }
@@ -31,9 +31,12 @@ export type LambdaHttpHandler = (event: LambdaHttpEvent, context?: unknown) => P
 
 type Origin = Parameters<WebHandlerFunction>[1]
 
-/** `handlePlain`'s answer to a GET; undefined when there is none (another method, a request it does not take). */
+/** What `handlePlain` may take: a GET (a status poll) or a POST (a scrape). */
+const PLAIN_METHODS = new Set(["GET", "POST"])
+
+/** `handlePlain`'s answer; undefined when there is none (another method, a request it does not take). */
 export const plainAnswer = (parts: RequestParts, origin: Origin, handlePlain: PlainHandlerFunction | undefined) =>
-  parts.method === "GET" && handlePlain !== undefined ? handlePlain(plainRequest(parts), origin) : undefined
+  PLAIN_METHODS.has(parts.method) && handlePlain !== undefined ? handlePlain(plainRequest(parts), origin) : undefined
 
 export const fromWebHandler =
   (handler: WebHandlerFunction, options: HttpHandlerOptions = {}): LambdaHttpHandler =>

@@ -1,6 +1,6 @@
 /**
- * The web handler's answerer of its hottest requests (status polls) from plain data (`WebHandler.handlePlain`): no web
- * `Request` and `Response` to build, which cost more than the answer.
+ * The web handler's answerer of its hottest requests (status polls, scrapes) from plain data
+ * (`WebHandler.handlePlain`): no web `Request` and `Response` to build, which cost more than the answer.
  */
 import type { PlainRequest, PlainResponse } from "@webdata/core"
 

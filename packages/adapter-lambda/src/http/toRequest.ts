@@ -215,11 +215,15 @@ export const webRequest = ({ method, url, headers, body: requestBody }: RequestP
   }
 }
 
-/** The request as `handlePlain` takes it: the same URL and headers the web `Request` would carry. */
-export const plainRequest = ({ method, url, headers }: RequestParts): PlainRequest => ({
+/** The request as `handlePlain` takes it: the same URL, headers and body the web `Request` would carry. */
+export const plainRequest = ({ method, url, headers, body }: RequestParts): PlainRequest => ({
   method,
   url: url.href,
   headers: Object.fromEntries(headers),
+  // The event carries the body whole: read at once, within the route's limit.
+  ...(method === "POST"
+    ? { body: async (maxBytes: number) => ((body?.length ?? 0) > maxBytes ? "too-large" : (body ?? new Uint8Array())) }
+    : {}),
 })
 
 export const toRequest = (event: unknown, options: RequestOptions = {}): Request | InvalidEvent => {

@@ -1,6 +1,6 @@
 /**
- * Status polls answered through `handlePlain` (no web `Request`/`Response`) give the Lambda result the web path gives,
- * for every kind of event, buffered and streamed; any other request still goes to the web handler.
+ * Status polls and scrapes answered through `handlePlain` (no web `Request`/`Response`) give the Lambda result the web
+ * path gives, for every kind of event, buffered and streamed; any other request still goes to the web handler.
  */
 import type { WebHandler } from "@webdata/core"
 import { Engine, ServerConfig } from "@webdata/core"
@@ -125,7 +125,7 @@ afterAll(async () => {
   await site?.close()
 })
 
-describe("toLambdaHandler answers status polls through handlePlain", () => {
+describe("toLambdaHandler answers status polls and scrapes through handlePlain", () => {
   it("for every kind of event, a page of a real crawl: the web path's status, headers and body", async () => {
     for (const name of FIXTURES) {
       const { plain, reference } = await bothPaths(poll(name, crawlId, { limit: "1" }))
@@ -166,6 +166,25 @@ describe("toLambdaHandler answers status polls through handlePlain", () => {
     const { plain, reference } = await bothPaths(poll("alb-multi-value", "6f1c1a52-3f1e-4c47-9a43-2d8f8b0f6a10"))
     expect(plain.statusCode).toBe(404)
     expect(comparable(plain)).toEqual(comparable(reference))
+  })
+
+  it("a scrape: the web path's status and body but for the scrape's id", async () => {
+    const event = withJson(withPath(fixture("api-gateway-rest-v1"), "/v2/scrape"), {
+      url: `${site.url}/article`,
+      formats: ["markdown"],
+    })
+    const { plain, reference } = await bothPaths(event)
+    const withoutId = (result: LambdaHttpResult) => {
+      const body = json(result) as { data: { metadata: { scrapeId?: string } } }
+      expect(body.data.metadata.scrapeId).toMatch(/^[0-9a-f-]{36}$/)
+      body.data.metadata.scrapeId = "(id)"
+      return body
+    }
+    expect(plain.statusCode).toBe(200)
+    expect(withoutId(plain)).toEqual(withoutId(reference))
+    const refused = await bothPaths(withJson(withPath(fixture("function-url"), "/v2/scrape"), { formats: [] }))
+    expect(refused.plain.statusCode).toBe(400)
+    expect(json(refused.plain)).toEqual(json(refused.reference))
   })
 
   it("any other request goes to the web handler", async () => {
@@ -239,7 +258,7 @@ describe("fromWebHandler with handlePlain", () => {
     expect(json(tooLarge)).toEqual(json(await toResult(asResponse(large), fixture("function-url"), limited)))
   })
 
-  it("offers only GETs, and answers the API's 500 envelope when handlePlain fails", async () => {
+  it("offers only GETs and POSTs, and answers the API's 500 envelope when handlePlain fails", async () => {
     const offered: Array<string> = []
     const handler = fromWebHandler(async () => new Response("web"), {
       handlePlain: async (request) => {
@@ -252,12 +271,14 @@ describe("fromWebHandler with handlePlain", () => {
     expect((await handler(fixture("function-url"))).body).toBe("web")
     expect((await handler(withPath(fixture("function-url"), "/plain", "GET"))).statusCode).toBe(201)
     expect((await handler(withPath(fixture("function-url"), "/other", "GET"))).body).toBe("web")
+    expect((await handler(withPath(fixture("function-url"), "/plain", "DELETE"))).body).toBe("web")
     const failed = await handler(withPath(fixture("function-url"), "/fail", "GET"))
     expect(failed.statusCode).toBe(500)
     expect(json(failed)).toMatchObject({ success: false, code: "UNKNOWN_ERROR" })
     expect(errors).toHaveBeenCalled()
     errors.mockRestore()
-    expect(offered.map((line) => line.replace(/^GET https:\/\/[^/]+/, "GET "))).toEqual([
+    expect(offered.map((line) => line.replace(/^(GET|POST) https:\/\/[^/]+/, "$1 "))).toEqual([
+      "POST /v2/scrape",
       "GET /plain",
       "GET /other",
       "GET /fail",

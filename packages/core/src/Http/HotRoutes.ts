@@ -1,10 +1,10 @@
 /**
  * The requests a host may hand over as plain data, answered without the API's generic request path: the status polls,
  * `GET /v2/crawl/{id}` and `GET /v2/batch/scrape/{id}` (here), and `POST /v2/scrape` (`HotScrape.ts`). Every client of
- * a job polls it, so polls are most of a busy server's requests; a scrape is the most frequent request with a body. HttpApi's router and a web
- * `Request`/`Response` pair cost ~0.5 ms of CPU per request on a small machine, several times the status read itself
- * (bench/README.md, "Server under load"); here a host hands the request over as plain data and gets the answer back
- * as plain data.
+ * a job polls it, so polls are most of a busy server's requests; a scrape is the most frequent request with a body.
+ * HttpApi's router and a web `Request`/`Response` pair cost ~0.5 ms of CPU per request on a small machine, several
+ * times the status read itself (bench/README.md, "Server under load"); here a host hands the request over as plain
+ * data and gets the answer back as plain data.
  *
  * The answer is the API's: the same key check and limits (`Auth.makeAuthorize`), the same status body, the same
  * envelope for errors, the same request id, metrics and log line (`Observe.observed`), the same CORS headers. A
