@@ -270,10 +270,16 @@ export const make = (clients: Connection.RedisClients, prefix: string): JobStore
         )
       }),
 
-    putScrape: ({ id, owner, expiresAt, ...scrape }) =>
-      Effect.flatMap(encodeScrapeDocument({ id, owner, expiresAt, ...scrape }), (json) =>
+    putScrape: (scrape) =>
+      Effect.flatMap(encodeScrapeDocument(scrape), (json) =>
         Effect.asVoid(
-          exec(kept.putScrape, [id, expiresAt, "document", json, ...(owner !== null ? ["owner", owner] : [])]),
+          exec(kept.putScrape, [
+            scrape.id,
+            scrape.expiresAt,
+            "document",
+            json,
+            ...(scrape.owner !== null ? ["owner", scrape.owner] : []),
+          ]),
         ),
       ),
 

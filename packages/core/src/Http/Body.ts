@@ -19,6 +19,8 @@ export const readJsonBody = (
     return yield* jsonOfText(yield* request.text.pipe(Effect.mapError(() => malformed)), maxBytes)
   })
 
+const utf8 = new TextDecoder()
+
 /** The value of a request body's text, as `readJsonBody` reads it: nothing sent is `{}`. */
 export const jsonOfText = (text: string, maxBytes: number = MAX_BODY_BYTES): Effect.Effect<unknown, RequestError> => {
   if (Buffer.byteLength(text) > maxBytes) return Effect.fail(tooLarge)
@@ -37,5 +39,3 @@ export const jsonOfBody = (
     : Effect.flatMap(Effect.tryPromise({ try: () => read(maxBytes), catch: () => malformed }), (bytes) =>
         bytes === "too-large" ? Effect.fail(tooLarge) : jsonOfText(utf8.decode(bytes), maxBytes),
       )
-
-const utf8 = new TextDecoder()

@@ -29,8 +29,11 @@ import type { ServerConfig } from "./ServerConfig.js"
 const PATH = "/v2/scrape"
 const SPAN_NAME = `POST ${PATH}`
 
+/** A request the hot route takes: it has a body to read. */
+type ScrapeRequest = PlainRequest & { readonly body: NonNullable<PlainRequest["body"]> }
+
 /** Whether the hot route takes `request`. */
-export const isHotScrape = (request: PlainRequest): boolean =>
+export const isHotScrape = (request: PlainRequest): request is ScrapeRequest =>
   request.method === "POST" && request.body !== undefined && pathAndQuery(request.url) === PATH
 
 /**
@@ -76,7 +79,7 @@ const traced = <E, R>(
 export const make = (options: {
   readonly cors: Readonly<Record<string, string>>
 }): Effect.Effect<
-  (request: PlainRequest, clientAddress: string | undefined) => Effect.Effect<PlainResponse>,
+  (request: ScrapeRequest, clientAddress: string | undefined) => Effect.Effect<PlainResponse>,
   never,
   JobControl | KeyRing | Quotas | Scrape | ServerConfig | Usage
 > =>
@@ -85,7 +88,6 @@ export const make = (options: {
     const scrapeAnswer = yield* makeScrapeAnswer
     return (request, clientAddress) => {
       const { headers } = request
-      const readBody = request.body as NonNullable<PlainRequest["body"]>
       const asked: ObservedRequest = {
         method: request.method,
         pathname: PATH,
@@ -94,7 +96,7 @@ export const make = (options: {
       }
       const answer = Effect.flatMap(authorize(asked, bearerToken(headers.authorization)), (caller) =>
         Effect.provideService(
-          respond(Effect.flatMap(jsonOfBody(headers["content-length"], readBody), scrapeAnswer)),
+          respond(Effect.flatMap(jsonOfBody(headers["content-length"], request.body), scrapeAnswer)),
           Caller,
           caller,
         ),

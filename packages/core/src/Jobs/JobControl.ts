@@ -105,8 +105,10 @@ export class JobControl extends Context.Tag("@webdata/core/JobControl")<
      * emitted. The job must exist (`get` first).
      */
     readonly documents: (id: string, skip: number) => Stream.Stream<Document, StoreError>
-    /** Keeps a scrape's document for `GET /v2/scrape/{id}` for the job TTL (not with zero data retention). */
-    /** `documentJson`: the document's JSON text when the caller has it (the answer it sends), not made again. */
+    /**
+     * Keeps a scrape's document for `GET /v2/scrape/{id}` for the job TTL (not with zero data retention);
+     * `documentJson` is its JSON text when the caller has it (the answer it sends), not made again.
+     */
     readonly keepScrape: (document: Document, owner: Owner, documentJson?: string) => Effect.Effect<void, StoreError>
     /** A kept scrape of `owner`; else a 404. */
     readonly getScrape: (id: string, owner: Owner) => Effect.Effect<Document, RequestError | StoreError>

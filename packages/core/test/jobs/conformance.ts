@@ -892,6 +892,26 @@ export const runJobStoreConformance = (name: string, makeLayer: () => Layer.Laye
         ),
       )
 
+      it.effect("stores a scrape's JSON as the caller gives it, not made again", () =>
+        withStore((store) =>
+          Effect.gen(function* () {
+            // The text says more than the value: what is read back shows which of the two was written.
+            const documentJson = JSON.stringify({ markdown: "# hi", fromText: true })
+            yield* store.putScrape({
+              id: "s-json",
+              owner: null,
+              document: { markdown: "# hi" },
+              documentJson,
+              expiresAt: T0 + DAY,
+            })
+            expect(Option.getOrThrow(yield* store.getScrape("s-json")).document).toEqual({
+              markdown: "# hi",
+              fromText: true,
+            })
+          }),
+        ),
+      )
+
       it.effect("keeps browser profiles by owner and name", () =>
         withStore((store) =>
           Effect.gen(function* () {
