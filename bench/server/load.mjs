@@ -13,6 +13,12 @@
  * Besides what autocannon sees, each lane reports the server's CPU time per answered request (from /proc): on a
  * machine whose cores are shared with other work, the throughput a core of its own would give is 1000 / that.
  *
+ * Latency is reported twice: over every request of the lane (autocannon's p50/p99), and over the requests sent on
+ * connections already open (each connection's first request left out). A lane opens its 32 connections at once, and
+ * Node's event loop accepts one connection per turn (libuv since 1.45), so on a busy server the last first request
+ * waits 32 turns: that ramp, common to every Node server here (the floor included), is the whole-lane p99. The
+ * p99/p50 target is read on open connections; both are printed.
+ *
  * LANES=status or LANES=scrape measures one pair only. PROFILE=1 runs webdata with `--cpu-prof` and prints where its
  * busy time in the measured lanes went (self time by package, then by function), from the profile it writes when it
  * stops.
@@ -138,8 +144,9 @@ const lanes = pairs.flatMap(({ kind, request }) => [
   { name: `webdata ${kind}`, server: webdata, request },
 ])
 
-const load = (lane, duration) =>
-  autocannon({
+/** A lane's run: autocannon's result, and the latencies (ms) of the requests on connections already open. */
+const load = async (lane, duration) => {
+  const run = autocannon({
     url: `${lane.server.url}${lane.request.path}`,
     method: lane.request.method ?? "GET",
     headers: lane.request.headers,
@@ -147,16 +154,28 @@ const load = (lane, duration) =>
     connections: CONNECTIONS,
     duration,
   })
+  const opened = new Set()
+  const onOpenConnections = []
+  run.on("response", (client, _status, _bytes, latency) => {
+    if (opened.has(client)) onOpenConnections.push(latency)
+    else opened.add(client)
+  })
+  return { result: await run, onOpenConnections: onOpenConnections.sort((a, b) => a - b) }
+}
+/** The `q` quantile of sorted `values`, in whole milliseconds as autocannon gives its own. */
+const quantile = (values, q) => Math.round(values[Math.min(values.length - 1, Math.floor(q * values.length))] ?? 0)
 
 /** One lane's run: requests/s, latency, failures, and the server's CPU milliseconds per answered request. */
 const measure = async (lane, duration) => {
   const cpuBefore = cpuSeconds(lane.server.pid)
-  const result = await load(lane, duration)
+  const { result, onOpenConnections } = await load(lane, duration)
   const cpuMs = ((cpuSeconds(lane.server.pid) - cpuBefore) * 1000) / Math.max(1, result.requests.total)
   return {
     perSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    openP50: quantile(onOpenConnections, 0.5),
+    openP99: quantile(onOpenConnections, 0.99),
     failed: result.errors + result.timeouts + result.non2xx,
     cpuMs,
   }
@@ -178,7 +197,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const result = await measure(lane, DURATION)
     results[index].push(result)
     line.push(
-      `${lane.name} ${result.perSecond.toFixed(0)}/s p50 ${result.p50} p99 ${result.p99} ms cpu ${result.cpuMs.toFixed(2)} ms${result.failed > 0 ? ` (${result.failed} failed)` : ""}`,
+      `${lane.name} ${result.perSecond.toFixed(0)}/s p50 ${result.p50} p99 ${result.p99} ms (open ${result.openP50}/${result.openP99}) cpu ${result.cpuMs.toFixed(2)} ms${result.failed > 0 ? ` (${result.failed} failed)` : ""}`,
     )
   }
   console.log(`round ${round}: ${line.join(" | ")}`)
@@ -189,25 +208,29 @@ const summary = results.map((rounds) => ({
   perSecond: median(rounds.map((r) => r.perSecond)),
   p50: median(rounds.map((r) => r.p50)),
   p99: median(rounds.map((r) => r.p99)),
+  openP50: median(rounds.map((r) => r.openP50)),
+  openP99: median(rounds.map((r) => r.openP99)),
   failed: rounds.reduce((sum, r) => sum + r.failed, 0),
   cpuMs: median(rounds.map((r) => r.cpuMs)),
 }))
 console.log("median of rounds:")
 for (const [index, lane] of lanes.entries()) {
-  const { perSecond, p50, p99, failed, cpuMs } = summary[index]
+  const { perSecond, p50, p99, openP50, openP99, failed, cpuMs } = summary[index]
   console.log(
-    `  ${lane.name}: ${perSecond.toFixed(0)}/s, p50 ${p50} ms, p99 ${p99} ms, failed ${failed}; ` +
+    `  ${lane.name}: ${perSecond.toFixed(0)}/s, p50 ${p50} ms, p99 ${p99} ms (on open connections ${openP50}/${openP99}), failed ${failed}; ` +
       `server CPU ${cpuMs.toFixed(2)} ms per request (${(1000 / cpuMs).toFixed(0)}/s on a core of its own)`,
   )
 }
-const ratio = (a, b) => (a / b).toFixed(2)
+// A p50 under 1 ms (the floor's status reads) rounds to 0: no ratio then.
+const ratio = (a, b) => (b > 0 ? (a / b).toFixed(2) : "–")
 for (const [index, { kind }] of pairs.entries()) {
   const [floorLane, webdataLane] = [summary[2 * index], summary[2 * index + 1]]
   const target = kind === "status" ? "target ≥ 5000/s" : "target ≥ 0.70× the floor, p99/p50 ≤ 3"
   console.log(
     `${kind}: webdata ${webdataLane.perSecond.toFixed(0)}/s, ${ratio(webdataLane.perSecond, floorLane.perSecond)}× the floor's ` +
-      `throughput (by CPU per request ${ratio(floorLane.cpuMs, webdataLane.cpuMs)}×); p99/p50 ${ratio(webdataLane.p99, webdataLane.p50)}, ` +
-      `the floor's ${ratio(floorLane.p99, floorLane.p50)} (${target})`,
+      `throughput (by CPU per request ${ratio(floorLane.cpuMs, webdataLane.cpuMs)}×); p99/p50 on open connections ` +
+      `${ratio(webdataLane.openP99, webdataLane.openP50)}, the floor's ${ratio(floorLane.openP99, floorLane.openP50)}; ` +
+      `over the whole lane ${ratio(webdataLane.p99, webdataLane.p50)}, the floor's ${ratio(floorLane.p99, floorLane.p50)} (${target})`,
   )
 }
 console.log(

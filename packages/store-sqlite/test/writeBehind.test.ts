@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { brotliCompressSync, constants } from "node:zlib"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { it } from "@effect/vitest"
@@ -33,13 +34,16 @@ const withFile = <A, E>(
     Effect.provide(SqliteJobStore.layer({ filename, ...(writeBehindMs !== undefined ? { writeBehindMs } : {}) })),
   )
 
-/** What another process sees in the file: each row's stored type and length. */
+/** What another process sees in the file: each row's stored type, length and (scrapes) first two bytes in hex. */
 const stored = (filename: string, query: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<{ readonly kind: string; readonly n: number }>(query)).pipe(
-    Effect.provide(SqliteClient.layer({ filename })),
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.unsafe<{ readonly kind: string; readonly n: number; readonly head?: string }>(query),
+  ).pipe(Effect.provide(SqliteClient.layer({ filename })))
 const scrapeInFile = (filename: string, id: string) =>
-  stored(filename, `SELECT typeof(document) AS kind, length(document) AS n FROM scrapes WHERE id = '${id}'`)
+  stored(
+    filename,
+    `SELECT typeof(document) AS kind, length(document) AS n, hex(substr(document, 1, 2)) AS head FROM scrapes WHERE id = '${id}'`,
+  )
 const cacheInFile = (filename: string, key: string) =>
   stored(filename, `SELECT typeof(body) AS kind, length(body) AS n FROM scrape_cache WHERE key = '${key}'`)
 
@@ -85,8 +89,11 @@ describe("SQLite store: write-behind scrapes and cache entries", () => {
         Effect.gen(function* () {
           const [big] = yield* scrapeInFile(filename, "big")
           expect(big?.kind).toBe("blob")
+          expect(big?.head).toBe("1F8B")
           expect(big?.n).toBeLessThan(markdown.length / 4)
-          expect(yield* scrapeInFile(filename, "small")).toEqual([{ kind: "text", n: '{"markdown":"# s"}'.length }])
+          expect(yield* scrapeInFile(filename, "small")).toEqual([
+            { kind: "text", n: '{"markdown":"# s"}'.length, head: Buffer.from('{"').toString("hex").toUpperCase() },
+          ])
           expect((yield* cacheInFile(filename, "big"))[0]?.kind).toBe("blob")
           // Read back from the file: the same texts.
           expect(Option.getOrThrow(yield* store.getScrape("big")).document).toEqual({ markdown })
@@ -155,20 +162,37 @@ describe("SQLite store: write-behind scrapes and cache entries", () => {
     }),
   )
 
-  it.effect("reads rows written before compression (plain text)", () =>
+  it.effect("reads rows written before gzip: plain text, and brotli", () =>
     Effect.gen(function* () {
       const filename = freshFile()
       yield* withFile(filename, () => Effect.void)
       const markdown = bigText(300)
-      yield* Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) =>
-          sql`INSERT INTO scrapes ${sql.insert({ id: "plain", owner: null, document: JSON.stringify({ markdown }), expires_at: T0 })}`,
+      const document = JSON.stringify({ markdown })
+      // Brotli as the store wrote it before gzip (quality 1, text mode, the default window).
+      const brotli = (text: string) =>
+        brotliCompressSync(text, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+        })
+      yield* Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all([
+          sql`INSERT INTO scrapes ${sql.insert({ id: "plain", owner: null, document, expires_at: T0 })}`,
+          sql`INSERT INTO scrapes ${sql.insert({ id: "brotli", owner: null, document: brotli(document), expires_at: T0 })}`,
+          sql`INSERT INTO scrape_cache ${sql.insert({
+            key: "brotli",
+            url: "https://example.test/",
+            status_code: 200,
+            content_type: "text/html",
+            body: brotli(markdown),
+            cached_at: T0,
+          })}`,
+        ]),
       ).pipe(Effect.provide(SqliteClient.layer({ filename })))
       yield* withFile(filename, (store) =>
-        Effect.map(store.getScrape("plain"), (found) =>
-          expect(Option.getOrThrow(found).document).toEqual({ markdown }),
-        ),
+        Effect.gen(function* () {
+          expect(Option.getOrThrow(yield* store.getScrape("plain")).document).toEqual({ markdown })
+          expect(Option.getOrThrow(yield* store.getScrape("brotli")).document).toEqual({ markdown })
+          expect(Option.getOrThrow(yield* store.cacheGet("brotli")).body).toBe(markdown)
+        }),
       )
     }),
   )
