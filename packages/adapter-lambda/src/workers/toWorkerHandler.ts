@@ -2,7 +2,7 @@
  * The worker function: an SQS-triggered handler whose messages only wake it. Each invocation runs the store's due work
  * (`Drain`) until none is left or its time is up, gives back the leases of what it could not finish, and queues the
  * next invocation itself: at once when work is still due, delayed when work is due later (a crawl's `delay`, a retry's
- * backoff). When every slot is busy and more is due, it wakes more workers.
+ * backoff); it logs why it ended and what it did. When every slot is busy and more is due, it wakes more workers.
  *
  * Partial batch failures: a message that is not the engine's is reported failed (SQS moves it to the dead-letter queue
  * after its retries); when the store cannot be reached, or the next invocation cannot be queued while work remains,
@@ -48,6 +48,17 @@ export const toWorkerHandler = (engine: Layer.Layer<EngineServices>, options: Wo
         ),
     })
     const { due, nextDue } = report.pending
+    // A run goes on while work is due and there is time to start it: work left, or leases given back, mean time was up.
+    const timeUp = report.released > 0 || due > 0
+    yield* Effect.logInfo(`Worker run ended: ${timeUp ? "time up" : "no due work left"}`).pipe(
+      Effect.annotateLogs({
+        started: report.started,
+        released: report.released,
+        due,
+        deliveriesSent: report.deliveriesSent,
+        ...(Option.isSome(nextDue) ? { nextDueAt: new Date(nextDue.value).toISOString() } : {}),
+      }),
+    )
     // The next invocations: as many as the due work keeps busy, or one when the next work is due.
     if (due > 0) yield* WorkMessage.wakeUpTo(options.queue, Math.min(drain.runsFor(due), maxFanOut), "continue", jobId)
     else if (Option.isSome(nextDue))

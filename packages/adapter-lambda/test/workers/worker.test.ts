@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import { type JobStore, JobStore as JobStoreTag } from "@webdata/core/jobs"
 import { engineFromEnvironment } from "@webdata/server"
 import { Effect, type Layer, ManagedRuntime } from "effect"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest"
 import { type CrawlSite, chainPages, startCrawlSite } from "../../../core/test/support/crawlSite.js"
 import { startWebhookReceiver } from "../../../core/test/support/webhookReceiver.js"
 import { type Backend, freshPostgres } from "../../../server/test/support/backends.js"
@@ -116,6 +116,20 @@ const store = () => {
     runtime.runPromise(Effect.flatMap(JobStoreTag, use))
 }
 
+/** The JSON log lines written from now on (`WEBDATA_LOG_FORMAT=json`), read when called. */
+const logLines = () => {
+  const spy = vi.spyOn(console, "log")
+  disposers.push(async () => spy.mockRestore())
+  return () =>
+    spy.mock.calls.flatMap(([line]) => {
+      try {
+        return [JSON.parse(String(line)) as Record<string, unknown>]
+      } catch {
+        return []
+      }
+    })
+}
+
 /** Why the messages from the `from`th on were sent. */
 const reasons = (from = 0) => sqs.sent.slice(from).map((message) => WorkMessage.decode(message.body)?.reason)
 
@@ -131,8 +145,13 @@ describe("the worker function", () => {
     ])
     expect(sqs.unsigned()).toBe(0)
 
+    process.env.WEBDATA_LOG_FORMAT = "json"
+    const lines = logLines()
     const answer = await worker()(sqs.takeEvent(), contextWith(60_000))
     expect(answer).toEqual({ batchItemFailures: [] })
+    expect(lines().filter((line) => String(line.message).startsWith("Worker run ended"))).toMatchObject([
+      { message: "Worker run ended: no due work left", started: 6, released: 0, due: 0 },
+    ])
     const status = await call(`/v2/crawl/${id}`)
     expect(status.body, JSON.stringify(status.body).slice(0, 400)).toMatchObject({
       status: "completed",
@@ -169,10 +188,17 @@ describe("the worker function", () => {
     const { body } = await call("/v2/batch/scrape", "POST", { urls })
     sqs.takeEvent()
     const begun = Date.now()
+    process.env.WEBDATA_LOG_FORMAT = "json"
+    const lines = logLines()
     // 2.2 s left, 1 s kept free: one round of four 600 ms pages, the second stopped.
     const answer = await tunedWorker({ marginMs: 1000 })(sqsBatch(), contextWith(2200))
     expect(Date.now() - begun).toBeLessThan(2200)
     expect(answer.batchItemFailures).toHaveLength(1)
+    // The run's end is logged with its reason and counts.
+    const ended = lines().filter((line) => line.message === "Worker run ended: time up")
+    expect(ended).toHaveLength(1)
+    expect(ended[0]).toMatchObject({ started: 4 })
+    expect(ended[0]?.due).toBeGreaterThan(20)
     const job = await store()((s) => s.getJob(body.id))
     expect(job._tag === "Some" && job.value.status).toBe("scraping")
     const left = 30 - (job._tag === "Some" ? job.value.completed : 0)

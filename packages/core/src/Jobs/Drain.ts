@@ -99,7 +99,14 @@ export const make = (settings: DrainSettings) =>
           yield* slots.wait(Duration.millis(settings.pollMs))
           continue
         }
-        const { nextDue } = yield* store.pendingWork(Date.now())
+        const { due, nextDue } = yield* store.pendingWork(Date.now())
+        // Work due with nothing running: a task that ended after the lease above left it (a crawl's next pages). It is
+        // leased on the next turn, not taken for the end of the work; the wait ends at once on that task's end, and
+        // keeps a turn from spinning on due tasks the store will not lease yet.
+        if (due > 0) {
+          yield* slots.wait(Duration.millis(settings.pollMs))
+          continue
+        }
         const next = nextDue._tag === "Some" ? nextDue.value : Number.POSITIVE_INFINITY
         if (next - Date.now() > waitMs || next >= lastStart) break
         yield* slots.wait(Duration.millis(Math.max(0, next - Date.now())))

@@ -10,6 +10,7 @@ import { Crawl } from "../../src/Crawl.js"
 import * as Engine from "../../src/Engine.js"
 import { Drain } from "../../src/Jobs/Drain.js"
 import { JobStore } from "../../src/Jobs/JobStore.js"
+import * as MemoryJobStore from "../../src/Jobs/MemoryJobStore.js"
 import * as WorkQueue from "../../src/Jobs/WorkQueue.js"
 import { chainPages, startCrawlSite } from "../support/crawlSite.js"
 import { startWebhookReceiver } from "../support/webhookReceiver.js"
@@ -38,7 +39,46 @@ const crawl = (url: string, options: Record<string, unknown> = {}) =>
 
 const job = (id: string) => Effect.flatMap(JobStore, (store) => Effect.map(store.getJob(id), Option.getOrThrow))
 
+/**
+ * The memory store, but its second lease of tasks comes back empty only after the task it leased first has ended: the
+ * turn of a run in which the last running task ends between the lease and the count of running tasks.
+ */
+const storeWithLateEnd = (jobOf: () => string) =>
+  Layer.effect(
+    JobStore,
+    Effect.map(JobStore, (store) => {
+      let leases = 0
+      return JobStore.of({
+        ...store,
+        leaseTasks: (request) =>
+          Effect.gen(function* () {
+            const tasks = yield* store.leaseTasks(request)
+            if (++leases !== 2) return tasks
+            expect(tasks).toEqual([])
+            // The first page ends and records its links; then the run counts what runs.
+            while ((yield* store.getJob(jobOf()).pipe(Effect.map(Option.getOrThrow))).completed < 1)
+              yield* Effect.sleep("20 millis")
+            yield* Effect.sleep("100 millis")
+            return tasks
+          }),
+      })
+    }),
+  ).pipe(Layer.provide(MemoryJobStore.layer()))
+
 describe("Drain: bounded worker runs", () => {
+  it("goes on with work a task left as it ended, between a lease and the count of running tasks", async () => {
+    const pages = await site(3, 300)
+    let jobId = ""
+    const runtime = engine({ store: storeWithLateEnd(() => jobId) })
+    const started = await runtime.runPromise(crawl(pages.url))
+    jobId = started.job.id
+    const report = await runtime.runPromise(
+      Effect.flatMap(Drain, (drain) => drain.run({ deadline: Date.now() + 20_000 })),
+    )
+    expect(report).toMatchObject({ started: 4, released: 0, pending: { due: 0 } })
+    expect(await runtime.runPromise(job(started.job.id))).toMatchObject({ status: "completed", completed: 4 })
+  })
+
   it("runs a crawl to its end within one run, sends its webhooks, and reports nothing left", async () => {
     const pages = await site(20)
     const receiver = await startWebhookReceiver()
