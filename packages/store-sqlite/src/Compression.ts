@@ -7,8 +7,9 @@
  *
  * Why gzip at level 1 rather than brotli at quality 1, which compresses ~1.5× tighter: brotli's fast encoder takes
  * ~600 KB of fresh tables per text, and on a loaded server that memory comes back from the kernel each time (100-150
- * page faults per 100 KB page, as much system time as compression); zlib's ~10. Under the load benchmark the whole
- * scrape cost 0.90× the CPU with gzip (bench/README.md, "Scrapes: the stored texts in gzip").
+ * page faults per 100 KB page: a third to a half of its CPU is the kernel's); zlib's ~10. Under the load benchmark the
+ * whole scrape cost 0.83-0.90× the CPU with gzip (bench/README.md, "Scrapes: the stored texts in gzip, and what the
+ * tail is").
  */
 import { promisify } from "node:util"
 import { brotliDecompress, gunzip, gzip } from "node:zlib"
@@ -29,8 +30,8 @@ export type Stored = string | Uint8Array
 const gzipOptions = { level: 1 }
 
 /**
- * gzip's magic bytes. No brotli stream this store wrote begins with them: brotli's first bits give its window, and
- * these (`0x1f`: 24 bits) are a larger window than the encoder's default of 22 that it used.
+ * gzip's magic bytes. No brotli stream this store wrote begins with them: a brotli stream's first bits give its window,
+ * and a first byte of `0x1f` means 24 bits, while the encoder wrote windows of its default 22 bits or fewer.
  */
 const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
 

@@ -174,15 +174,25 @@ describe("DocumentBuilder", () => {
         // A million cells: about a second on a thread (the content pipeline cuts it at its element bound).
         const table = `<html><body><table>${`<tr>${"<td>cell</td>".repeat(1000)}</tr>`.repeat(1000)}</table></body></html>`
         const finished: Array<string> = []
+        let tableAt = 0
+        let smallAt = 0
         const smallTookMs = await Effect.runPromise(
           Effect.scoped(
             Effect.flatMap(DocumentBuilder, (builder) =>
               Effect.all(
                 [
-                  Effect.tap(builder.build(options, page(table), provenance), () =>
-                    Effect.sync(() => finished.push("table")),
+                  Effect.sync(() => {
+                    tableAt = performance.now()
+                  }).pipe(
+                    Effect.zipRight(builder.build(options, page(table), provenance)),
+                    Effect.tap(() => Effect.sync(() => finished.push("table"))),
                   ),
                   Effect.sleep(delayMs).pipe(
+                    Effect.tap(() =>
+                      Effect.sync(() => {
+                        smallAt = performance.now()
+                      }),
+                    ),
                     Effect.zipRight(Effect.timed(builder.build(options, page(article), provenance))),
                     Effect.map(([took, document]) => {
                       expect(document.markdown).toContain("Tidal")
@@ -199,7 +209,10 @@ describe("DocumentBuilder", () => {
         // The small page did not wait behind the table: built here, it was done first.
         expect(finished).toEqual(["small", "table"])
         expect(smallTookMs).toBeLessThan(STUCK_MS * 5)
-        expect(posted).toHaveBeenCalledTimes(messages)
+        // On a loaded machine the table's hand-over (13 MB copied for the thread) can hold the event loop until the
+        // thread has been on it for STUCK_MS: the small page then comes to a stuck pool and is built here at once.
+        const late = smallAt - tableAt >= STUCK_MS
+        expect(late && messages === 2 ? [1, 2] : [messages]).toContain(posted.mock.calls.length)
       } finally {
         posted.mockRestore()
       }
