@@ -67,7 +67,11 @@ const storeWithLateEnd = (jobOf: () => string) =>
 
 describe("Drain: bounded worker runs", () => {
   it("goes on with work a task left as it ended, between a lease and the count of running tasks", async () => {
-    const pages = await site(3, 300)
+    // The seed page takes 1.5 s: the run's second lease (after one 250 ms wait) comes while it still runs, on any machine.
+    const spec = chainPages(3)
+    spec["/"] = { ...spec["/"], delayMs: 1500 }
+    const pages = await startCrawlSite({ pages: spec })
+    open.push(pages)
     let jobId = ""
     const runtime = engine({ store: storeWithLateEnd(() => jobId) })
     const started = await runtime.runPromise(crawl(pages.url))
