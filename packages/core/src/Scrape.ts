@@ -4,7 +4,7 @@
  * pipeline → cache write. The whole scrape is bounded by the
  * request's `timeout`, and interruption aborts the in-flight fetch.
  */
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { LRUCache } from "lru-cache"
 import { v7 as uuidv7 } from "uuid"
 import { ArtifactStore, fromDataUrl } from "./Artifacts/ArtifactStore.js"
@@ -28,6 +28,7 @@ import * as RequestLog from "./Observability/RequestLog.js"
 import { FileParser } from "./Parse/FileParser.js"
 import { readFile } from "./Parse/ReadFile.js"
 import { lazyModule } from "./Process/LazyModule.js"
+import { timeLimit } from "./Process/TimeLimit.js"
 import type { PageContent, Provenance } from "./Scrape/BuildDocument.js"
 import { availableEngines, browserOptionOf, unsupportedOption } from "./Scrape/Capabilities.js"
 import { DocumentBuilder } from "./Scrape/DocumentBuilder.js"
@@ -345,16 +346,15 @@ export const make = Effect.gen(function* () {
   })
 
   const scrapeDetailed = (input: ScrapeInput) =>
-    scrape(input).pipe(
-      Effect.timeoutFail({
-        duration: Duration.millis(input.timeout),
-        onTimeout: () =>
-          new ScrapeError({
-            reason: "Timeout",
-            url: input.url,
-            message: `The scrape of ${input.url} timed out after ${input.timeout} ms before completing.`,
-          }),
-      }),
+    timeLimit(
+      scrape(input),
+      input.timeout,
+      () =>
+        new ScrapeError({
+          reason: "Timeout",
+          url: input.url,
+          message: `The scrape of ${input.url} timed out after ${input.timeout} ms before completing.`,
+        }),
     )
 
   return {

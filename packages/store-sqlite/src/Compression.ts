@@ -35,19 +35,22 @@ const gzipOptions = { level: 1 }
  */
 const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
 
+/** A text short enough to store as it is. */
+const short = (text: string | Uint8Array): text is string =>
+  typeof text === "string" && text.length < COMPRESS_FROM_BYTES
+
 /**
- * What to store for each of `texts`: the text itself when short, else its gzip form. One effect for the batch: a
- * fiber per text costs a turn of the event loop each to resume, and a busy loop's turns are long.
+ * What to store for each of `texts` (a text, or a long text's UTF-8 bytes): a short text itself, else the gzip form.
+ * One effect for the batch: a fiber per text costs a turn of the event loop each to resume, and a busy loop's turns
+ * are long.
  */
-export const packAll = (texts: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Stored>, StoreError> =>
-  texts.every((text) => text.length < COMPRESS_FROM_BYTES)
+export const packAll = (texts: ReadonlyArray<string | Uint8Array>): Effect.Effect<ReadonlyArray<Stored>, StoreError> =>
+  texts.every(short)
     ? Effect.succeed(texts)
     : Effect.tryPromise({
         try: () =>
           Promise.all(
-            texts.map((text): Stored | Promise<Stored> =>
-              text.length < COMPRESS_FROM_BYTES ? text : compress(text, gzipOptions),
-            ),
+            texts.map((text): Stored | Promise<Stored> => (short(text) ? text : compress(text, gzipOptions))),
           ),
         catch: (cause) => new StoreError({ reason: "InvalidData", message: "Cannot compress a stored text", cause }),
       })

@@ -149,7 +149,7 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
       yield* exclusive((db) => {
         for (const row of scrapeRows) HotWrites.insertRow(db, "scrapes", row, "OR REPLACE")
         for (const row of cacheRows) HotWrites.insertRow(db, "scrape_cache", row, "OR REPLACE")
-        for (const page of index) HotWrites.putIndexed(db, page)
+        for (const page of index) HotWrites.putIndexed(db, { ...page, content: WriteBehind.textOf(page.content) })
       })
     })
   const queue = yield* WriteBehind.make(writeQueued, {
@@ -157,12 +157,9 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
     delayMs: options.writeBehindMs ?? WriteBehind.defaults.delayMs,
   })
 
-  /** A stored scrape from its row, queued or read from the file. */
-  const toScrape = (
-    id: string,
-    row: { readonly owner: string | null; readonly document: Compression.Stored; readonly expires_at: number },
-  ) =>
-    Effect.map(Effect.flatMap(Compression.unpack(row.document), decodeJson), (document) => ({
+  /** A stored scrape from its row, queued or read from the file, and its document's JSON. */
+  const toScrape = (id: string, row: { readonly owner: string | null; readonly expires_at: number }, json: string) =>
+    Effect.map(decodeJson(json), (document) => ({
       id,
       owner: row.owner,
       document,
@@ -434,7 +431,7 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
     getScrape: (id) =>
       Effect.suspend(() => {
         const queued = queue.scrape(id)
-        if (queued !== undefined) return Effect.asSome(toScrape(id, queued))
+        if (queued !== undefined) return Effect.asSome(toScrape(id, queued, WriteBehind.textOf(queued.document)))
         return orStoreError(
           Effect.flatMap(
             sql<{
@@ -445,7 +442,8 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
               SELECT owner, document, expires_at FROM scrapes WHERE id = ${id}`,
             Arr.match({
               onEmpty: () => Effect.succeedNone,
-              onNonEmpty: ([row]) => Effect.asSome(toScrape(id, row)),
+              onNonEmpty: ([row]) =>
+                Effect.asSome(Effect.flatMap(Compression.unpack(row.document), (json) => toScrape(id, row, json))),
             }),
           ),
         )
@@ -479,7 +477,8 @@ const make = Effect.fnUntraced(function* (options: StoreOptions) {
     cacheGet: (key) =>
       Effect.suspend(() => {
         const queued = queue.cached(key)
-        if (queued !== undefined) return Effect.asSome(toCachedPage(queued))
+        if (queued !== undefined)
+          return Effect.asSome(toCachedPage({ ...queued, body: WriteBehind.textOf(queued.body) }))
         return orStoreError(
           Effect.flatMap(
             sql<Omit<CacheRow, "body"> & { readonly body: Compression.Stored }>`

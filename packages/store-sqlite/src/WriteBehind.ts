@@ -12,29 +12,47 @@
  */
 import type { IndexedPage, StoreError } from "@webdata/core/jobs"
 import { Deferred, Duration, Effect, FiberId, type Scope } from "effect"
+import { COMPRESS_FROM_BYTES } from "./Compression.js"
 
-export interface ScrapeRow {
+/**
+ * A queued text: a short one as it is, a long one (those compressed) as its UTF-8 bytes. Under load a queued row
+ * outlives young-generation collections (a flush waits for turns of a busy event loop), and a string that does is
+ * promoted, to be collected later from the old generation at a full collection's cost; bytes live outside the
+ * JavaScript heap, and compression reads bytes anyway (bench/README.md, "Scrapes: what outlived its request").
+ */
+export type HeldText = string | Buffer
+
+const hold = (text: string): HeldText => (text.length < COMPRESS_FROM_BYTES ? text : Buffer.from(text, "utf8"))
+
+/** The text of a queued one. */
+export const textOf = (held: HeldText): string => (typeof held === "string" ? held : held.toString("utf8"))
+
+export interface ScrapeRow<Text = string> {
   readonly id: string
   readonly owner: string | null
   /** The document's JSON. */
-  readonly document: string
+  readonly document: Text
   readonly expires_at: number
 }
 
-export interface CacheEntryRow {
+export interface CacheEntryRow<Text = string> {
   readonly key: string
   readonly url: string
   readonly status_code: number
   readonly content_type: string | null
-  readonly body: string
+  readonly body: Text
   readonly cached_at: number
   readonly file: string | null
+}
+
+export interface QueuedPage extends Omit<IndexedPage, "content"> {
+  readonly content: HeldText
 }
 
 export interface WriteBehindOptions {
   /** How long a write waits for others to share its transaction. */
   readonly delayMs: number
-  /** Queued characters past which a writer waits for the flush: the queue's memory bound. */
+  /** Queued text (characters of short texts, bytes of long ones) past which a writer waits for the flush: the queue's memory bound. */
   readonly maxBytes: number
 }
 
@@ -46,9 +64,9 @@ export interface WriteBehindOptions {
 export const defaults: WriteBehindOptions = { delayMs: 20, maxBytes: 32 * 1024 * 1024 }
 
 export interface Batch {
-  readonly scrapes: ReadonlyArray<ScrapeRow>
-  readonly cache: ReadonlyArray<CacheEntryRow>
-  readonly index: ReadonlyArray<IndexedPage>
+  readonly scrapes: ReadonlyArray<ScrapeRow<HeldText>>
+  readonly cache: ReadonlyArray<CacheEntryRow<HeldText>>
+  readonly index: ReadonlyArray<QueuedPage>
 }
 
 /** Writes one batch (the store: compress, then one transaction). */
@@ -59,9 +77,9 @@ export interface WriteBehind {
   readonly cacheSet: (row: CacheEntryRow) => Effect.Effect<void, StoreError>
   readonly indexPage: (page: IndexedPage) => Effect.Effect<void, StoreError>
   /** The queued scrape `id`, if its write has not reached the file yet. */
-  readonly scrape: (id: string) => ScrapeRow | undefined
+  readonly scrape: (id: string) => ScrapeRow<HeldText> | undefined
   /** The queued cache entry `key`, if its write has not reached the file yet. */
-  readonly cached: (key: string) => CacheEntryRow | undefined
+  readonly cached: (key: string) => CacheEntryRow<HeldText> | undefined
   /** Writes everything queued now (and waits for a flush under way). */
   readonly flush: Effect.Effect<void, StoreError>
 }
@@ -91,9 +109,9 @@ export const make = (
   options: WriteBehindOptions = defaults,
 ): Effect.Effect<WriteBehind, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const scrapes = new Pending<ScrapeRow>((row) => row.document.length)
-    const cache = new Pending<CacheEntryRow>((row) => row.body.length + (row.file?.length ?? 0))
-    const index = new Pending<IndexedPage>((page) => page.content.length)
+    const scrapes = new Pending<ScrapeRow<HeldText>>((row) => row.document.length)
+    const cache = new Pending<CacheEntryRow<HeldText>>((row) => row.body.length + (row.file?.length ?? 0))
+    const index = new Pending<QueuedPage>((page) => page.content.length)
     // One flush at a time: two batches racing could let an older row land after a newer one.
     const lock = yield* Effect.makeSemaphore(1)
     let scheduled = false
@@ -194,10 +212,11 @@ export const make = (
     )
 
     return {
-      putScrape: (row) => enqueue(() => scrapes.put(row.id, row)),
-      cacheSet: (row) => enqueue(() => cache.put(row.key, row)),
+      putScrape: (row) => enqueue(() => scrapes.put(row.id, { ...row, document: hold(row.document) })),
+      cacheSet: (row) => enqueue(() => cache.put(row.key, { ...row, body: hold(row.body) })),
       scrape: (id) => scrapes.rows.get(id),
-      indexPage: (page) => enqueue(() => index.put(`${page.owner ?? ""}\u0000${page.url}`, page)),
+      indexPage: (page) =>
+        enqueue(() => index.put(`${page.owner ?? ""}\u0000${page.url}`, { ...page, content: hold(page.content) })),
       cached: (key) => cache.rows.get(key),
       flush,
     }

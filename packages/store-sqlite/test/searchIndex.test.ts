@@ -15,6 +15,7 @@ import { type IndexedPage, type IndexSearch, JobStore, type JobStoreShape, urlWo
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { startCrawlSite } from "../../core/test/support/crawlSite.js"
+import { COMPRESS_FROM_BYTES } from "../src/Compression.js"
 import { matchExpression } from "../src/Fts.js"
 import { SqliteJobStore } from "../src/index.js"
 import { loader } from "../src/migrations/index.js"
@@ -178,6 +179,18 @@ describe("SQLite search index (FTS5)", () => {
       "docs example com install guide café menu",
     )
   })
+
+  it("a long page, held as bytes while queued, is indexed as its text", () =>
+    onStore((store, { check }) =>
+      Effect.gen(function* () {
+        const content = `${"naïve café 東京 paragraphs of text ".repeat(COMPRESS_FROM_BYTES / 8)}zebras at the end`
+        yield* store.indexPage(page("/long", content))
+        const [found] = yield* store.searchIndex(query(["zebras"]))
+        expect(found?.content).toBe(content)
+        expect((yield* store.searchIndex(query(["東京"]))).length).toBe(1)
+        yield* check
+      }),
+    ))
 
   it("replacing a page leaves nothing of its old words", () =>
     onStore((store, { check, ftsMatches }) =>

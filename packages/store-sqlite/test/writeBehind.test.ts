@@ -197,6 +197,30 @@ describe("SQLite store: write-behind scrapes and cache entries", () => {
     }),
   )
 
+  it.effect("holds a long queued text as its UTF-8 bytes, a short one as it is, and hands both to the batch", () =>
+    Effect.gen(function* () {
+      const batches: Array<WriteBehind.Batch> = []
+      const queue = yield* WriteBehind.make((batch) => Effect.sync(() => batches.push(batch)), {
+        delayMs: 60_000,
+        maxBytes: defaults.maxBytes,
+      })
+      const long = bigText(500)
+      yield* queue.putScrape({ id: "long", owner: null, document: long, expires_at: T0 })
+      yield* queue.putScrape({ id: "short", owner: null, document: "# s", expires_at: T0 })
+      yield* queue.indexPage({ owner: null, url: "https://example.test/", content: long, scrapedAt: T0 })
+      const held = queue.scrape("long")?.document
+      expect(Buffer.isBuffer(held)).toBe(true)
+      expect((held as Buffer).length).toBe(Buffer.byteLength(long))
+      expect(WriteBehind.textOf(held!)).toBe(long)
+      expect(queue.scrape("short")?.document).toBe("# s")
+      yield* queue.flush
+      const [batch] = batches
+      expect(batch?.scrapes.map((row) => WriteBehind.textOf(row.document))).toEqual([long, "# s"])
+      expect(Buffer.isBuffer(batch?.index[0]?.content)).toBe(true)
+      expect(WriteBehind.textOf(batch!.index[0]!.content)).toBe(long)
+    }).pipe(Effect.scoped),
+  )
+
   // Live: writers and flushes overlap on the real clock.
   it.live("a writer at the queue's bound waits for at most two flushes, however many writers keep coming", () =>
     Effect.gen(function* () {
