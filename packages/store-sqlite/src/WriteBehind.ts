@@ -52,7 +52,10 @@ export interface QueuedPage extends Omit<IndexedPage, "content"> {
 export interface WriteBehindOptions {
   /** How long a write waits for others to share its transaction. */
   readonly delayMs: number
-  /** Queued text (characters of short texts, bytes of long ones) past which a writer waits for the flush: the queue's memory bound. */
+  /**
+   * Queued text (characters of short texts, bytes of long ones) past which a writer waits for the flush: the queue's
+   * memory bound.
+   */
   readonly maxBytes: number
 }
 

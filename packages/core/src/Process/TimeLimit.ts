@@ -10,13 +10,14 @@
  * without it (bench/README.md, "Scrapes: what outlived its request").
  *
  * Here the effect runs on one forked fiber that hands its result over through a variable and ends with nothing; a
- * timer stands for the sleep. The caller does not take over the fiber's FiberRefs (a scrape sets none its caller reads).
+ * timer stands for the sleep. The caller does not take over the fiber's FiberRefs (a scrape sets none its caller
+ * reads).
  */
 import { Effect, Exit, Fiber } from "effect"
 
 /**
- * `effect`, failing with `onTimeout()` once `ms` have passed without it ending; it is then interrupted (and awaited). An
- * interruption of the caller interrupts it too.
+ * `effect`, failing with `onTimeout()` once `ms` have passed without it ending; it is then interrupted (and
+ * awaited). An interruption of the caller interrupts it too.
  */
 export const timeLimit = <A, E, R, E2>(
   effect: Effect.Effect<A, E, R>,
