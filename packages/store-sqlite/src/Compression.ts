@@ -16,7 +16,10 @@ import { brotliDecompress, gunzip, gzip } from "node:zlib"
 import { StoreError } from "@webdata/core/jobs"
 import { Effect } from "effect"
 
-/** Texts shorter than this are stored as they are: one or two database pages, nothing to save. */
+/**
+ * Texts shorter than this are stored as they are (the write-behind queue keeps them as text and longer ones as bytes,
+ * which `packAll` compresses): one or two database pages, nothing to save.
+ */
 export const COMPRESS_FROM_BYTES = 8 * 1024
 
 const compress = promisify(gzip)
@@ -35,22 +38,20 @@ const gzipOptions = { level: 1 }
  */
 const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b
 
-/** A text short enough to store as it is. */
-const short = (text: string | Uint8Array): text is string =>
-  typeof text === "string" && text.length < COMPRESS_FROM_BYTES
-
 /**
- * What to store for each of `texts` (a text, or a long text's UTF-8 bytes): a short text itself, else the gzip form.
- * One effect for the batch: a fiber per text costs a turn of the event loop each to resume, and a busy loop's turns
- * are long.
+ * What to store for each of `texts`: a text as it is (the caller keeps only short ones as text), the gzip form of bytes
+ * (a long text's UTF-8). One effect for the batch: a fiber per text costs a turn of the event loop each to resume, and
+ * a busy loop's turns are long.
  */
 export const packAll = (texts: ReadonlyArray<string | Uint8Array>): Effect.Effect<ReadonlyArray<Stored>, StoreError> =>
-  texts.every(short)
+  texts.every((text) => typeof text === "string")
     ? Effect.succeed(texts)
     : Effect.tryPromise({
         try: () =>
           Promise.all(
-            texts.map((text): Stored | Promise<Stored> => (short(text) ? text : compress(text, gzipOptions))),
+            texts.map((text): Stored | Promise<Stored> =>
+              typeof text === "string" ? text : compress(text, gzipOptions),
+            ),
           ),
         catch: (cause) => new StoreError({ reason: "InvalidData", message: "Cannot compress a stored text", cause }),
       })

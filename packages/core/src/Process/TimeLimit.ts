@@ -5,8 +5,8 @@
  * `Effect.timeoutFail` races the effect against a sleep, on two fibers, and the effect's fiber ends holding its result.
  * Such a fiber that lives through a young-generation collection while its page is fetched is promoted; once finished
  * it is garbage in the old generation until the next full collection, and what it still points to (a scrape's
- * document) survives every young collection meanwhile and is promoted in turn. Measured on a server scraping 100 KB
- * pages one at a time, with the race as the only such holder: a median of 2.9 MB promoted per young collection, 0.3 MB
+ * document) survives every young collection meanwhile and is promoted in turn. Measured on the server's engine scraping
+ * 100 KB pages one at a time, with the race as the only such holder: a median of 2.9 MB promoted per young collection, 0.3 MB
  * without it (bench/README.md, "Scrapes: what outlived its request").
  *
  * Here the effect runs on one forked fiber that hands its result over through a variable and ends with nothing; a
@@ -47,15 +47,10 @@ export const timeLimit = <A, E, R, E2>(
             )
             fiber.addObserver((exit) => {
               clearTimeout(timer)
-              const handed = result
+              // A fiber that ended with success has set its result; one that did not was interrupted or died.
+              const outcome = Exit.isSuccess(exit) ? result! : Effect.failCause(exit.cause)
               result = undefined
-              // Without a result the fiber itself was interrupted or died: that is the outcome.
-              settle(
-                handed ??
-                  (Exit.isFailure(exit)
-                    ? Effect.failCause(exit.cause)
-                    : Effect.dieMessage("The time-limited fiber ended without a result")),
-              )
+              settle(outcome)
             })
             return Effect.suspend(() => {
               clearTimeout(timer)
