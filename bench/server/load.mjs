@@ -4,7 +4,7 @@
  *
  * Each server is a child process on the compiled packages, pinned to one core (`taskset -c 1`, when present): webdata
  * as `npm start` runs it (its defaults: a SQLite store in a temporary folder, content threads as many as that one core
- * allows; the young generation of its start command), the floor on Node's defaults. The 100 KB page (the overhead
+ * allows; the heap flags of its start command), the floor on Node's defaults. The 100 KB page (the overhead
  * benchmark's synthetic article) comes from a fixture process on the other core, where this process (autocannon) runs
  * too. Lanes, each DURATION seconds (default 10), interleaved for ROUNDS rounds (default 3): status reads
  * (`GET /v2/crawl/{id}` of a finished one-page crawl) on the floor then on webdata, then `POST /v2/scrape`

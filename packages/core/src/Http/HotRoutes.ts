@@ -17,10 +17,9 @@
  * other poll (a key the store must be asked about, a limit to count, a refusal, a 404, zero data retention, a store
  * that must be waited for) runs the effect.
  */
-import { Effect, FiberRef, LogLevel, Runtime } from "effect"
+import { Effect } from "effect"
 import { JobControl, type StatusTexts } from "../Jobs/JobControl.js"
 import type { JobKind } from "../Jobs/JobStore.js"
-import { requestLogLevel } from "../Process/Logging.js"
 import type { Scrape } from "../Scrape.js"
 import type { KeyRing } from "../Tenants/KeyRing.js"
 import type { Quotas } from "../Tenants/Quotas.js"
@@ -31,15 +30,7 @@ import { ClientAddress } from "./ClientAddress.js"
 import { failureResponse } from "./ErrorResponse.js"
 import * as HotScrape from "./HotScrape.js"
 import { jobStatus, statusAnswer, statusRequestOf } from "./JobHandlers.js"
-import {
-  countRequest,
-  type ObservedRequest,
-  observed,
-  REQUEST_ID_HEADER,
-  requestIdOf,
-  requestLine,
-  requestLineLevel,
-} from "./Observe.js"
+import { makeObserveNow, type ObservedRequest, observed, REQUEST_ID_HEADER, requestIdOf } from "./Observe.js"
 import { bearerToken, corsHeaders, type PlainRequest, type PlainResponse, pathAndQuery, toPlain } from "./Plain.js"
 import { publicBaseOf } from "./PublicUrl.js"
 import { templateOf } from "./Routes.js"
@@ -77,13 +68,14 @@ export const statusPoll = (request: PlainRequest): StatusPoll | undefined => {
 const utf8 = new TextEncoder()
 
 /**
- * Answers a hot route's request; undefined when the request is not one (the API answers it). The answer is at hand
- * when it needs no store but reads that do not wait and no limit to count (`answerNow`), else an effect.
+ * Answers a hot route's request; undefined when the request is not one (the API answers it). A poll's answer is at
+ * hand when it needs no store but reads that do not wait and no limit to count (`answerNow`); a scrape whose caller
+ * is known without the store answers as a promise (`HotScrape.ts`); else an effect.
  */
 export type AnswerHot = (
   request: PlainRequest,
   clientAddress: string | undefined,
-) => PlainResponse | Effect.Effect<PlainResponse, never, JobControl> | undefined
+) => PlainResponse | Promise<PlainResponse> | Effect.Effect<PlainResponse, never, JobControl> | undefined
 
 /** The answerer of the hot routes, over the services of the API. */
 export const make = (options: {
@@ -92,13 +84,9 @@ export const make = (options: {
   Effect.gen(function* () {
     const { authorize, authorizeNow } = yield* Auth.makeAuthorize
     const control = yield* JobControl
-    // What `observed` reads from its fiber, fixed for the runtime the routes run in.
-    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
-    const requestLevel = yield* FiberRef.get(requestLogLevel)
-    const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
-    const metricTags = yield* FiberRef.get(FiberRef.currentMetricLabels)
+    const observeNow = yield* makeObserveNow
     const cors = corsHeaders(options.exposedHeaders)
-    const answerScrape = yield* HotScrape.make({ cors })
+    const answerScrape = yield* HotScrape.make({ cors, observeNow })
     // Every poll of a kind has the same route template: looked up once.
     const anyId = "00000000-0000-0000-0000-000000000000"
     const routes: Record<PolledKind, string> = {
@@ -123,9 +111,7 @@ export const make = (options: {
       const requestId = requestIdOf(asked.requestId)
       const route = routes[poll.kind]
       const answered = { requestId, route, status: 200, seconds: (performance.now() - started) / 1000, fields: {} }
-      countRequest({ ...answered, method: asked.method }, metricTags)
-      const level = requestLineLevel(route, answered.status, requestLevel)
-      if (LogLevel.greaterThanEqual(level, minimumLevel)) runSync(requestLine(level, asked, answered))
+      observeNow(asked, answered)
       const response: PlainResponse = {
         status: answered.status,
         headers: {

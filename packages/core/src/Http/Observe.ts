@@ -6,7 +6,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, type MetricLabel } from "effect"
+import { Cause, Effect, Exit, FiberRef, Layer, LogLevel, type MetricLabel, Runtime } from "effect"
 import { v7 as uuidv7 } from "uuid"
 import { ownerOf } from "../Jobs/Owner.js"
 import { httpDuration, httpRequests, labelled } from "../Observability/Metrics.js"
@@ -95,13 +95,7 @@ export const requestLineLevel = (route: string, status: number, requestLevel: Lo
 export const requestLine = (
   level: LogLevel.LogLevel,
   request: ObservedRequest,
-  answered: {
-    readonly requestId: string
-    readonly route: string
-    readonly status: number
-    readonly seconds: number
-    readonly fields: RequestLog.RequestFields
-  },
+  answered: Answered,
 ): Effect.Effect<void> => {
   const { requestId, route, status, seconds, fields } = answered
   const method = methodLabel(request.method)
@@ -141,9 +135,7 @@ export const observed = <E, R>(
       Effect.annotateLogs("requestId", requestId),
       Effect.exit,
     )
-    const answered = Exit.map(exit, (response) =>
-      HttpServerResponse.setHeader(withLength(response), REQUEST_ID_HEADER, requestId),
-    )
+    const answered = Exit.map(exit, (response) => withRequestId(response, requestId))
     const status = Exit.isSuccess(exit) ? exit.value.status : Cause.isInterruptedOnly(exit.cause) ? 499 : 500
     const seconds = (performance.now() - started) / 1000
     countRequest({ route, method: request.method, status, seconds }, yield* FiberRef.get(FiberRef.currentMetricLabels))
@@ -153,6 +145,40 @@ export const observed = <E, R>(
       yield* requestLine(level, request, { requestId, route, status, seconds, fields })
     return yield* answered
   })
+
+/** `response` as sent: its request id, and its length when its body is in memory. */
+export const withRequestId = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.setHeader(withLength(response), REQUEST_ID_HEADER, requestId)
+
+/** What `observeNow` records of a request answered. */
+export interface Answered {
+  readonly requestId: string
+  readonly route: string
+  readonly status: number
+  readonly seconds: number
+  readonly fields: RequestLog.RequestFields
+}
+
+/**
+ * `observed`'s count and log line for a request answered outside it (the hot routes' plain paths), with what `observed`
+ * reads from its fiber fixed for the runtime they run in.
+ */
+export const makeObserveNow: Effect.Effect<(request: ObservedRequest, answered: Answered) => void> = Effect.gen(
+  function* () {
+    const runSync = Runtime.runSync(yield* Effect.runtime<never>())
+    const requestLevel = yield* FiberRef.get(requestLogLevel)
+    const minimumLevel = yield* FiberRef.get(FiberRef.currentMinimumLogLevel)
+    const metricTags = yield* FiberRef.get(FiberRef.currentMetricLabels)
+    return (request, answered) => {
+      countRequest({ ...answered, method: request.method }, metricTags)
+      const level = requestLineLevel(answered.route, answered.status, requestLevel)
+      if (LogLevel.greaterThanEqual(level, minimumLevel)) runSync(requestLine(level, request, answered))
+    }
+  },
+)
 
 /**
  * A body already in memory (every JSON answer) states its length, so that an adapter writes it in one piece: piping

@@ -26,6 +26,9 @@ export interface PlainResponse {
   readonly body: Uint8Array | string
 }
 
+/** The answer to a client that went away (as the API's path logs it: 499); nobody reads it. */
+export const CLIENT_GONE: PlainResponse = { status: 499, headers: {}, body: "" }
+
 /** The path and query of an absolute URL, without parsing it whole (the host built it). */
 export const pathAndQuery = (url: string): string => {
   const start = url.indexOf("/", url.indexOf("//") + 2)

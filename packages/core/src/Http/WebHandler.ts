@@ -26,7 +26,7 @@ import { failureResponse } from "./ErrorResponse.js"
 import * as Handlers from "./Handlers.js"
 import * as HotRoutes from "./HotRoutes.js"
 import { observe, tracing } from "./Observe.js"
-import type { PlainRequest, PlainResponse } from "./Plain.js"
+import { CLIENT_GONE, type PlainRequest, type PlainResponse } from "./Plain.js"
 import { publicPrefix } from "./PublicUrl.js"
 import { allowedMethods } from "./Routes.js"
 import type { ServerConfig } from "./ServerConfig.js"
@@ -104,8 +104,6 @@ const envelope = (app: HttpApp.Default): HttpApp.Default =>
 /** Response headers a browser client on another origin may read: a request's id and when to retry after a 429. */
 const EXPOSED_HEADERS = ["x-request-id", "retry-after"]
 
-const CLIENT_GONE: PlainResponse = { status: 499, headers: {}, body: "" }
-
 /** The API's layer: contract, handlers and auth, over the engine services and the server settings. */
 export const apiLayer = HttpApiBuilder.api(WebdataApi).pipe(
   Layer.provide(Handlers.layer),
@@ -161,7 +159,7 @@ export const makeWebHandler = (services: Layer.Layer<EngineServices | ServerConf
       return undefined
     }
     const answer = answerHot(request, origin?.clientAddress)
-    if (answer === undefined) return undefined
+    if (answer === undefined || answer instanceof Promise) return answer
     if (!Effect.isEffect(answer)) return Promise.resolve(answer)
     const { signal } = request
     // A client that went away stops the work; nobody is left to read its answer (the API's path says 499 too).

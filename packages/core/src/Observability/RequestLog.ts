@@ -3,7 +3,7 @@
  * (the job it started or read, the host a scrape went to). The HTTP layer opens a record per request (`withRecord`);
  * services add to it with `note`, which does nothing outside a request (a worker's task).
  */
-import { Effect, FiberRef } from "effect"
+import { Effect, FiberId, FiberRef, FiberRefs } from "effect"
 import { globalValue } from "effect/GlobalValue"
 
 export interface RequestFields {
@@ -21,6 +21,10 @@ export const withRecord =
   (fields: RequestFields) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.locally(effect, current, fields)
+
+/** `refs` with `fields` as the record, for a fiber started on them (what `withRecord` does inside a fiber). */
+export const withRecordIn = (refs: FiberRefs.FiberRefs, fields: RequestFields): FiberRefs.FiberRefs =>
+  FiberRefs.updateAs(refs, { fiberId: FiberId.none, fiberRef: current, value: fields })
 
 /** Adds what is not known yet to the current request's record (the first value of each field stays). */
 export const note = (fields: RequestFields): Effect.Effect<void> =>

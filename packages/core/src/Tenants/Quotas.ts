@@ -45,9 +45,16 @@ export interface QuotasShape {
   readonly confirmJob: (owner: Owner, limits: Limits) => Effect.Effect<void, QuotaExceeded | StoreError>
 }
 
-/** Whether `admit` lets a request of `endpoint` in without reading or counting anything: a status poll with no status limit. */
+/**
+ * Whether `admit` lets a request of `endpoint` in without reading or counting anything: no rate for its class, and for
+ * a request that spends credits, no credit limit (and for a job, no limit on jobs or the queue). A status poll of a key
+ * without a status limit, or any request on an open server without `WEBDATA_RATE_LIMITS`.
+ */
 export const admitsUncounted = (limits: Limits, endpoint: EndpointClass): boolean =>
-  endpoint === "status" && limits.rates.status === undefined
+  limits.rates[endpoint] === undefined &&
+  (endpoint === "status" ||
+    (limits.credits === undefined &&
+      (!JOB_CLASSES.has(endpoint) || (limits.jobs === undefined && limits.queue === undefined))))
 
 export class Quotas extends Context.Tag("@webdata/core/Quotas")<Quotas, QuotasShape>() {}
 
@@ -134,7 +141,7 @@ export const layer: Layer.Layer<Quotas, never, JobStore | Usage> = Layer.effect(
     return {
       confirmJob,
       admit: (owner, limits, endpoint, now) =>
-        // A status poll of a key without a status limit, most requests of a busy server: nothing to check.
+        // Nothing to check (a status poll of a key without a status limit is most requests of a busy server).
         admitsUncounted(limits, endpoint)
           ? Effect.void
           : Effect.gen(function* () {

@@ -12,6 +12,7 @@ import { makeWebHandler, type WebHandler } from "../../src/Http/WebHandler.js"
 import { entryOf, parseKeysFile } from "../../src/Tenants/ApiKey.js"
 import { endpointClassOf } from "../../src/Tenants/EndpointClass.js"
 import { NO_LIMITS, parseLimits } from "../../src/Tenants/Limits.js"
+import { admitsUncounted } from "../../src/Tenants/Quotas.js"
 import { type FixtureSite, startFixtureSite } from "../support/fixtureSite.js"
 import { listenOnLoopback } from "../support/loopback.js"
 
@@ -90,6 +91,22 @@ describe("keys files and limits", () => {
     expect(endpointClassOf("POST", "/v2/crawl/params-preview")).toBe("crawl")
     expect(endpointClassOf("DELETE", "/v2/crawl/abc")).toBe("status")
     expect(endpointClassOf("POST", "/v2/monitor/abc/run")).toBe("monitor")
+  })
+
+  it("checks nothing only where a limit could not refuse the request (the hot routes skip the store then)", () => {
+    const limits = (text: string) => Either.getOrThrow(parseLimits(text))
+    const uncounted = (text: string, endpoint: Parameters<typeof admitsUncounted>[1]) =>
+      admitsUncounted(limits(text), endpoint)
+    for (const endpoint of ["status", "scrape", "crawl", "search"] as const)
+      expect([endpoint, admitsUncounted(NO_LIMITS, endpoint)]).toEqual([endpoint, true])
+    expect(uncounted("scrape=60/min", "scrape")).toBe(false)
+    expect(uncounted("scrape=60/min", "search")).toBe(true)
+    expect(uncounted("credits=100", "scrape")).toBe(false)
+    expect(uncounted("credits=100", "status")).toBe(true)
+    expect(uncounted("jobs=2", "crawl")).toBe(false)
+    expect(uncounted("queue=10", "batch")).toBe(false)
+    expect(uncounted("jobs=2,queue=10", "scrape")).toBe(true)
+    expect(uncounted("status=100/min", "status")).toBe(false)
   })
 })
 

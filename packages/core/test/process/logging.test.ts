@@ -234,6 +234,22 @@ describe("the request log line of a real request", () => {
         for (; answer === undefined; answer = api.handlePlain(poll)) await new Promise((done) => setTimeout(done, 10))
         expect((await answer).status).toBe(200)
         expect((await post(dying, "/v2/scrape", { url: target })).status).toBe(500)
+        // Scrapes answered on the hot route, each on a runtime made for its request, log the same lines.
+        const hotScrape = async (web: typeof api, requestId: string) => {
+          const text = JSON.stringify({ url: target })
+          const request = {
+            method: "POST",
+            url: "http://api.test/v2/scrape",
+            headers: { host: "api.test", authorization: `Bearer ${KEY}`, "x-request-id": requestId },
+            body: async () => new TextEncoder().encode(text),
+          }
+          let answer = web.handlePlain(request)
+          for (; answer === undefined; answer = web.handlePlain(request))
+            await new Promise((done) => setTimeout(done, 10))
+          return (await answer).status
+        }
+        expect(await hotScrape(api, "req-44")).toBe(200)
+        expect(await hotScrape(dying, "req-45")).toBe(500)
       })
       const lines = logged.split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
       const requests = lines.filter((line) => line.route !== undefined)
@@ -241,6 +257,8 @@ describe("the request log line of a real request", () => {
         "POST /v2/scrape 200",
         "POST /v2/crawl 200",
         "GET /v2/crawl/:id 200",
+        "POST /v2/scrape 500",
+        "POST /v2/scrape 200",
         "POST /v2/scrape 500",
       ])
       expect(requests[0]).toMatchObject({
@@ -266,10 +284,20 @@ describe("the request log line of a real request", () => {
         durationMs: expect.any(Number),
       })
       expect(requests[3]).toMatchObject({ level: "ERROR", status: 500, outcome: "failed" })
+      expect(requests[4]).toEqual({
+        ...requests[0],
+        requestId: "req-44",
+        time: requests[4]?.time,
+        durationMs: requests[4]?.durationMs,
+      })
+      expect(requests[5]).toMatchObject({ level: "ERROR", requestId: "req-45", status: 500, outcome: "failed" })
       // The defect's own line carries the request id and the cause, redacted.
-      const defect = lines.find((line) => String(line.message).startsWith("Unhandled error"))
-      expect(defect).toMatchObject({ requestId: "req-42", cause: expect.stringContaining("Bearer ***") })
-      expect(String(defect?.cause)).toContain("http://***@127.0.0.1")
+      const defects = lines.filter((line) => String(line.message).startsWith("Unhandled error"))
+      expect(defects.map((line) => line.requestId)).toEqual(["req-42", "req-45"])
+      for (const defect of defects) {
+        expect(defect.cause).toEqual(expect.stringContaining("Bearer ***"))
+        expect(String(defect.cause)).toContain("http://***@127.0.0.1")
+      }
       expect(logged).not.toContain(KEY)
       expect(logged).not.toContain("pa55word")
       expect(logged).not.toContain("t0ken-value")
