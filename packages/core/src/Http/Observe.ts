@@ -153,7 +153,7 @@ export const withRequestId = (
 ): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.setHeader(withLength(response), REQUEST_ID_HEADER, requestId)
 
-/** What `observeNow` records of a request answered. */
+/** What a request's count and log line record of its answer. */
 export interface Answered {
   readonly requestId: string
   readonly route: string
